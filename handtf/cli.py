@@ -1,0 +1,104 @@
+"""The command line: ``python -m handtf`` (or ``handtf``)."""
+
+import argparse
+import sys
+
+from .evaluate import PATTERN, evaluate, verify
+from .inference import complete, context_window, explain, next_token_probs, predict
+from .tokenizer import tokenize
+
+DESCRIPTION = "A GPT-2-style transformer whose weights were set by hand to continue (aab)*."
+
+
+def _context(text):
+    """argparse type for a context: validated up front so errors read as one line."""
+    try:
+        context_window(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def _count(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def _max_len(text):
+    value = _count(text)
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"must be at least 2 (the shortest valid context), got {value}")
+    return value
+
+
+def _text(text):
+    try:
+        tokenize(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    if len(text) < 4:
+        raise argparse.ArgumentTypeError(f"needs at least 4 characters to score one prediction, got {len(text)}")
+    return text
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but an error is one line on stderr and exit code 2 (no usage dump)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser():
+    parser = _Parser(prog="handtf", description=DESCRIPTION)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    p = commands.add_parser("complete", help="continue a context greedily")
+    p.add_argument("context", type=_context, help="a string of a and b, e.g. aab")
+    p.add_argument("-n", "--max-new-tokens", type=_count, default=10, help="how many characters to add (default 10)")
+
+    p = commands.add_parser("predict", help="the next character after a context")
+    p.add_argument("context", type=_context, help="a string of a and b; the model sees its last 5 characters")
+    p.add_argument("--explain", action="store_true", help="print the prediction of every position the model sees")
+
+    p = commands.add_parser("evaluate", help="the tutorial's accuracy test on a text")
+    p.add_argument("text", nargs="?", type=_text, default=PATTERN * 10, help="default: aab repeated 10 times")
+
+    p = commands.add_parser("verify", help="check every valid (aab)* context up to a length")
+    p.add_argument("--max-len", type=_max_len, default=30, help="longest context to check (default 30)")
+    return parser
+
+
+def run(args):
+    """Carry out one parsed command; return its exit code."""
+    if args.command == "complete":
+        text = complete(args.context, args.max_new_tokens)
+        print(text[len(args.context) :])
+    elif args.command == "predict":
+        if args.explain:
+            print(explain(args.context))
+        probs = next_token_probs(args.context)
+        print(f"{predict(args.context)}  (p(a) = {probs['a']:.3f}, p(b) = {probs['b']:.3f})")
+    elif args.command == "evaluate":
+        result = evaluate(args.text)
+        print(f"accuracy: {result.accuracy:.1%} ({result.correct} / {result.total})")
+        if result.mistakes:
+            print("mispredicted positions: " + ", ".join(map(str, result.mistakes)))
+        return 0 if not result.mistakes else 1
+    elif args.command == "verify":
+        result = verify(args.max_len)
+        print(f"checked {result.checked} contexts of length 2 to {args.max_len}: {result.correct} correct")
+        print(f"smallest logit margin: {result.min_margin:g}")
+        for context, expected in result.failures:
+            print(f"wrong: {context} -> expected {expected}")
+        return 0 if result.passed else 1
+    return 0
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    sys.exit(run(args))

@@ -1,0 +1,246 @@
+"""Turning next-token logits into tokens: greedy, sampling and beam search.
+
+Sampling reshapes the distribution in a fixed order: divide the logits by
+``temperature``, keep the ``top_k`` best tokens, keep the nucleus of mass
+``top_p``, then draw. Filtered tokens get the logit ``-inf``, whose
+probability is exactly 0.
+
+The searches are generic: they call ``step_fn(tokens) -> log-probs [n_vocab]``
+for the next token after ``tokens`` (a list of ints), so the same code drives a
+toy table in a test and the encoder-decoder in ``handtf.seq2seq``. They are
+deterministic; ties go to the lower token id.
+"""
+
+import math
+
+import numpy as np
+
+from .nn import _check_positive_int, _check_real, softmax
+
+
+# --8<-- [start:greedy]
+# [n_vocab] -> int
+def greedy(logits):
+    """The most likely token (the lowest id among equals).
+
+    >>> greedy([1.0, 3.0, 3.0, 2.0])
+    1
+    """
+    return int(np.argmax(_check_logits(logits)))
+# --8<-- [end:greedy]
+
+
+# --8<-- [start:apply_temperature]
+# [n_vocab] -> [n_vocab]
+def apply_temperature(logits, temperature):
+    """Divide the logits by ``temperature``: below 1 sharpens the distribution, above 1 flattens it.
+
+    >>> apply_temperature([2.0, 1.0], temperature=0.5)
+    array([4., 2.])
+    """
+    _check_real("temperature", temperature)
+    if not 0 < temperature < math.inf:
+        raise ValueError(f"temperature must be a positive finite number, got {temperature}")
+    return _check_logits(logits) / temperature  # [n_vocab]
+# --8<-- [end:apply_temperature]
+
+
+# --8<-- [start:top_k_filter]
+# [n_vocab] -> [n_vocab]
+def top_k_filter(logits, top_k):
+    """Keep the ``top_k`` largest logits, set the rest to ``-inf``.
+
+    Exactly ``top_k`` tokens stay; among equal logits the lower id stays.
+
+    >>> top_k_filter([1.0, 3.0, 2.0, 3.0], top_k=2)
+    array([-inf,   3., -inf,   3.])
+    """
+    logits = _check_logits(logits)
+    _check_positive_int("top_k", top_k)
+    if top_k > logits.size:
+        raise ValueError(f"top_k must be at most n_vocab = {logits.size}, got {top_k}")
+    order = np.argsort(-logits, kind="stable")  # [n_vocab], token ids from best to worst
+    filtered = np.full_like(logits, -np.inf)  # [n_vocab]
+    filtered[order[:top_k]] = logits[order[:top_k]]
+    return filtered
+# --8<-- [end:top_k_filter]
+
+
+# --8<-- [start:top_p_filter]
+# [n_vocab] -> [n_vocab]
+def top_p_filter(logits, top_p):
+    """Keep the nucleus: the fewest most-likely tokens whose probabilities add up to at least ``top_p``.
+
+    At least one token always stays; among equal logits the lower id comes first.
+
+    >>> logits = np.log([0.5, 0.2, 0.3])
+    >>> top_p_filter(logits, top_p=0.8).round(3)
+    array([-0.693,   -inf, -1.204])
+    """
+    logits = _check_logits(logits)
+    _check_real("top_p", top_p)
+    if not 0 < top_p <= 1:
+        raise ValueError(f"top_p must be in (0, 1], got {top_p}")
+    order = np.argsort(-logits, kind="stable")  # [n_vocab], token ids from best to worst
+    cumulative = np.cumsum(softmax(logits)[order])  # [n_vocab], mass of the best 1, 2, ... tokens
+    n_keep = min(int(np.sum(cumulative < top_p)) + 1, logits.size)  # first prefix reaching top_p
+    filtered = np.full_like(logits, -np.inf)  # [n_vocab]
+    filtered[order[:n_keep]] = logits[order[:n_keep]]
+    return filtered
+# --8<-- [end:top_p_filter]
+
+
+# --8<-- [start:sampling_distribution]
+# [n_vocab] -> [n_vocab]
+def sampling_distribution(logits, temperature=1.0, top_k=None, top_p=None):
+    """The probabilities ``sample`` draws from: temperature, then top-k, then top-p, then softmax.
+
+    >>> sampling_distribution([2.0, 1.0, 0.0], top_k=2).round(4)
+    array([0.7311, 0.2689, 0.    ])
+    """
+    logits = apply_temperature(logits, temperature)  # [n_vocab]
+    if top_k is not None:
+        logits = top_k_filter(logits, top_k)  # [n_vocab]
+    if top_p is not None:
+        logits = top_p_filter(logits, top_p)  # [n_vocab]
+    return softmax(logits)  # [n_vocab]
+# --8<-- [end:sampling_distribution]
+
+
+# --8<-- [start:sample]
+# [n_vocab] -> int
+def sample(logits, temperature=1.0, top_k=None, top_p=None, rng=None):
+    """Draw one token id from ``sampling_distribution(logits, temperature, top_k, top_p)``.
+
+    ``rng`` is a ``np.random.Generator``; pass a seeded one
+    (``np.random.default_rng(0)``) to make the draw reproducible. The default,
+    a fresh ``np.random.default_rng()``, is seeded from the operating system,
+    so every call may differ.
+
+    >>> rng = np.random.default_rng(0)
+    >>> [sample([0.0, 0.0, -1e9], rng=rng) for _ in range(6)]
+    [1, 0, 0, 0, 1, 1]
+    """
+    if rng is None:
+        rng = np.random.default_rng()
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a np.random.Generator (e.g. np.random.default_rng(0)), got {rng!r}")
+    probs = sampling_distribution(logits, temperature, top_k, top_p)  # [n_vocab]
+    return int(rng.choice(probs.size, p=probs))
+# --8<-- [end:sample]
+
+
+# --8<-- [start:greedy_search]
+def greedy_search(step_fn, start_tokens, max_len, eos=None):
+    """Append the most likely token until ``eos`` or ``max_len`` new tokens.
+
+    Returns ``(tokens, score)``: ``start_tokens`` plus the new tokens, and the
+    sum of the new tokens' log-probs.
+
+    >>> probs = {(): [0.55, 0.4, 0.05], (0,): [0.3, 0.3, 0.4], (1,): [0.05, 0.05, 0.9]}
+    >>> step = lambda tokens: np.log(probs[tuple(tokens[1:])])  # token 2 ends, and starts, a sequence
+    >>> tokens, score = greedy_search(step, [2], max_len=5, eos=2)
+    >>> tokens, round(math.exp(score), 2)
+    ([2, 0, 2], 0.22)
+    """
+    tokens, score, n_vocab = _check_search_args(start_tokens, max_len, eos), 0.0, None
+    for _ in range(max_len):
+        log_probs = _check_log_probs(step_fn(tokens), n_vocab, tokens, eos)  # [n_vocab]
+        n_vocab = log_probs.size
+        token = int(np.argmax(log_probs))
+        tokens, score = tokens + [token], score + float(log_probs[token])
+        if token == eos:
+            break
+    return tokens, score
+# --8<-- [end:greedy_search]
+
+
+# --8<-- [start:beam_search]
+def beam_search(step_fn, start_tokens, beam_width, max_len, eos=None, length_penalty=0.0):
+    """Keep the ``beam_width`` best partial sequences at every step; return all hypotheses, best first.
+
+    A hypothesis's score is the sum of its new tokens' log-probs divided by
+    ``n_new ** length_penalty`` (0, the default, ranks by the plain sum, which
+    favours short sequences; 1 ranks by the mean). Each step extends every
+    live hypothesis by every token and keeps the ``beam_width`` best sums; a
+    kept hypothesis ending in ``eos`` is finished and leaves the beam. The
+    search stops when the beam is empty or after ``max_len`` new tokens.
+
+    Ties: candidates with equal sums are ordered by their parent's rank, then
+    by token id (lower first); in the final ranking an earlier hypothesis
+    (finished sooner, or better ranked) wins. Candidates with log-prob
+    ``-inf`` are never kept. With ``beam_width=1`` this is ``greedy_search``.
+
+    Returns a list of ``(tokens, score)``, tokens including ``start_tokens``.
+
+    >>> probs = {(): [0.55, 0.4, 0.05], (0,): [0.3, 0.3, 0.4], (1,): [0.05, 0.05, 0.9]}
+    >>> step = lambda tokens: np.log(probs[tuple(tokens[1:])])  # token 2 ends, and starts, a sequence
+    >>> [(tokens, round(math.exp(score), 2)) for tokens, score in beam_search(step, [2], 2, 5, eos=2)]
+    [([2, 1, 2], 0.36), ([2, 0, 2], 0.22)]
+    """
+    start, n_vocab = _check_search_args(start_tokens, max_len, eos), None
+    _check_positive_int("beam_width", beam_width)
+    _check_real("length_penalty", length_penalty)
+    if not 0 <= length_penalty < math.inf:
+        raise ValueError(f"length_penalty must be a finite number >= 0, got {length_penalty}")
+    alive, finished = [(start, 0.0)], []  # (tokens, sum of new log-probs), best first
+    for _ in range(max_len):
+        log_probs = [_check_log_probs(step_fn(tokens), n_vocab, start, eos) for tokens, _ in alive]  # n_alive of [n_vocab]
+        n_vocab = log_probs[0].size
+        sums = np.array([score for _, score in alive])[:, None] + np.stack(log_probs)  # [n_alive, n_vocab]
+        best = np.argsort(-sums, axis=None, kind="stable")[:beam_width]  # flat indices, best first
+        kept = []
+        for parent, token in zip(*np.unravel_index(best, sums.shape)):
+            if sums[parent, token] > -np.inf:
+                hypothesis = (alive[parent][0] + [int(token)], float(sums[parent, token]))
+                (finished if token == eos else kept).append(hypothesis)
+        alive = kept
+        if not alive:
+            break
+    ranked = [(tokens, score / (len(tokens) - len(start)) ** length_penalty) for tokens, score in finished + alive]
+    return sorted(ranked, key=lambda hypothesis: -hypothesis[1])
+# --8<-- [end:beam_search]
+
+
+# [n_vocab] -> [n_vocab] as float64, or a precise error
+def _check_logits(logits):
+    logits = np.asarray(logits)
+    if logits.dtype == bool or not np.issubdtype(logits.dtype, np.number) or np.iscomplexobj(logits):
+        raise TypeError(f"logits must be real numbers, got {logits.dtype} values")
+    if logits.ndim != 1 or logits.size == 0:
+        raise ValueError(f"logits must have shape [n_vocab] with n_vocab >= 1, got shape {logits.shape}")
+    logits = logits.astype(np.float64)
+    bad = np.flatnonzero(np.isnan(logits) | (logits == np.inf))
+    if bad.size:
+        raise ValueError(f"logits must not be NaN or +inf, got {logits[bad[0]]} for token {bad[0]}")
+    if not np.isfinite(logits).any():
+        raise ValueError("logits must have at least one finite entry, got all -inf")
+    return logits
+
+
+# step_fn's answer as float64 [n_vocab]: the same n_vocab at every step, holding every token id in play
+def _check_log_probs(log_probs, n_vocab, start_tokens, eos):
+    log_probs = _check_logits(log_probs)
+    if n_vocab is not None and log_probs.size != n_vocab:
+        raise ValueError(f"step_fn must return log-probs of shape ({n_vocab},) at every step, got {log_probs.shape}")
+    for name, token in [("start_tokens", max(start_tokens)), ("eos", eos)]:
+        if token is not None and token >= log_probs.size:
+            raise ValueError(f"{name} must hold token ids in 0..{log_probs.size - 1} (step_fn's n_vocab), got {token}")
+    return log_probs
+
+
+def _check_search_args(start_tokens, max_len, eos):
+    tokens = np.asarray(start_tokens)
+    if tokens.ndim != 1 or tokens.size == 0:
+        raise ValueError(f"start_tokens must be a non-empty list of token ids (e.g. [bos]), got {start_tokens!r}")
+    if tokens.dtype == bool or not np.issubdtype(tokens.dtype, np.integer):
+        raise TypeError(f"start_tokens must be integer token ids, got {start_tokens!r}")
+    if tokens.min() < 0:
+        raise ValueError(f"start_tokens must be token ids >= 0, got {tokens.min()}")
+    _check_positive_int("max_len", max_len)
+    if eos is not None:
+        if isinstance(eos, bool) or not isinstance(eos, (int, np.integer)):
+            raise TypeError(f"eos must be None or an integer token id, got {eos!r}")
+        if eos < 0:
+            raise ValueError(f"eos must be a token id >= 0, got {eos}")
+    return [int(token) for token in tokens]

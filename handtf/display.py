@@ -1,0 +1,65 @@
+"""Printing matrices with their row and column labels, for pages and the terminal."""
+
+import numpy as np
+
+
+def format_number(value, digits=3):
+    """A number rounded to ``digits`` decimals, without trailing zeros.
+
+    >>> format_number(0.5), format_number(1024.0), format_number(-1e10), format_number(-0.0)
+    ('0.5', '1024', '-1e+10', '0')
+    >>> format_number(1.7320462)
+    '1.732'
+    """
+    value = float(value)
+    if not np.isfinite(value):
+        return str(value)
+    if abs(value) >= 1e6:
+        return f"{value:.{digits}g}"
+    text = f"{round(value, digits):.{digits}f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+def format_matrix(matrix, rows=None, cols=None, digits=3):
+    """A 1-d or 2-d array as an aligned text table, with optional labels.
+
+    >>> print(format_matrix([[1, 0.5], [0, -2]], rows=["x", "y"], cols=["c1", "c2"]))
+       c1   c2
+    x   1  0.5
+    y   0   -2
+    """
+    array = np.asarray(matrix, dtype=float)
+    if array.ndim == 1:
+        array = array[np.newaxis]  # [n] -> [1, n]
+    if array.ndim != 2:
+        raise ValueError(f"format_matrix takes a 1-d or 2-d array, got shape {array.shape}")
+    n_rows, n_cols = array.shape
+    for name, labels, n in (("rows", rows, n_rows), ("cols", cols, n_cols)):
+        if labels is not None and len(labels) != n:
+            raise ValueError(f"{name} has {len(labels)} labels for {n} {name}")
+    cells = [[format_number(value, digits) for value in row] for row in array]
+    header = [""] + [str(c) for c in cols] if cols is not None else None
+    body = [([str(rows[i])] if rows is not None else []) + cells[i] for i in range(n_rows)]
+    if header is not None and rows is None:
+        header = header[1:]
+    table = ([header] if header is not None else []) + body
+    widths = [max(len(line[j]) for line in table) for j in range(len(table[0]))]
+    first_is_label = rows is not None
+    lines = []
+    for line in table:
+        parts = [
+            text.ljust(width) if (j == 0 and first_is_label) else text.rjust(width)
+            for j, (text, width) in enumerate(zip(line, widths))
+        ]
+        lines.append("  ".join(parts).rstrip())
+    return "\n".join(lines)
+
+
+def show(matrix, rows=None, cols=None, digits=3):
+    """Print :func:`format_matrix`'s table; the pages' way of showing a matrix.
+
+    >>> show([0.25, 0.75], cols=["a", "b"])
+       a     b
+    0.25  0.75
+    """
+    print(format_matrix(matrix, rows, cols, digits))
