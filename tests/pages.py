@@ -1,0 +1,86 @@
+"""What the page tests need to know about the pages in docs/."""
+
+import doctest
+import io
+import re
+import tokenize
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+LANGUAGES = ("en", "zh")
+PAGE_SUFFIXES = (".md", ".ipynb")
+
+
+def language_of(path):
+    """'zh' for ``page.zh.md``, 'en' for ``page.md``."""
+    return "zh" if path.name.endswith((".zh.md", ".zh.ipynb")) else "en"
+
+
+def twin_of(path):
+    """The same page in the other language."""
+    for suffix in PAGE_SUFFIXES:
+        if path.name.endswith(".zh" + suffix):
+            return path.with_name(path.name[: -len(".zh" + suffix)] + suffix)
+        if path.name.endswith(suffix):
+            return path.with_name(path.name[: -len(suffix)] + ".zh" + suffix)
+    raise ValueError(f"{path} is not a page")
+
+
+def pages(language=None):
+    """Every page (Markdown or notebook) under docs/, optionally of one language."""
+    found = sorted(p for suffix in PAGE_SUFFIXES for p in DOCS.rglob("*" + suffix))
+    return [p for p in found if language is None or language_of(p) == language]
+
+
+def examples(path):
+    """The doctest examples of a Markdown page, as (source without comments, expected output)."""
+    text = path.read_text(encoding="utf-8")
+    return [(strip_comments(e.source), e.want) for e in doctest.DocTestParser().get_examples(text)]
+
+
+def strip_comments(source):
+    """Python source without its comments, so English and Chinese comments compare equal."""
+    tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+    kept = [(t.type, t.string) for t in tokens if t.type not in (tokenize.COMMENT, tokenize.NL)]
+    return tokenize.untokenize(kept).strip()
+
+
+SNIPPET = re.compile(r'^\s*--8<--\s+"([^"]+)"', re.MULTILINE)
+IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)")
+
+
+def snippets(path):
+    """The ``--8<--`` includes of a page, in order."""
+    return SNIPPET.findall(path.read_text(encoding="utf-8"))
+
+
+def images(path):
+    """The image paths a Markdown page shows, in order."""
+    return IMAGE.findall(path.read_text(encoding="utf-8"))
+
+
+def nav_files():
+    """Every file named in mkdocs.yml's nav."""
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_IgnoreTags)
+
+    def walk(node):
+        if isinstance(node, str):
+            yield node
+        elif isinstance(node, list):
+            for item in node:
+                yield from walk(item)
+        elif isinstance(node, dict):
+            for value in node.values():
+                yield from walk(value)
+
+    return set(walk(config["nav"]))
+
+
+class _IgnoreTags(yaml.SafeLoader):
+    """A YAML loader that reads mkdocs.yml's ``!ENV`` and ``!!python`` tags as plain values."""
+
+
+_IgnoreTags.add_multi_constructor("", lambda loader, suffix, node: None)
