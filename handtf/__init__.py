@@ -42,6 +42,7 @@ from .nn import (
     position_shift_matrix,
     positional_encoding,
     relu,
+    rope,
     scaled_dot_product_attention,
     softmax,
     split_heads,

@@ -41,7 +41,12 @@ def apply_temperature(logits, temperature):
     _check_real("temperature", temperature)
     if not 0 < temperature < math.inf:
         raise ValueError(f"temperature must be a positive finite number, got {temperature}")
-    return _check_logits(logits) / temperature  # [n_vocab]
+    logits = _check_logits(logits)  # [n_vocab]
+    with np.errstate(over="ignore"):  # checked below: a tiny temperature can push a logit past float64
+        scaled = logits / temperature  # [n_vocab]
+    if np.isinf(scaled[np.isfinite(logits)]).any():
+        raise ValueError(f"temperature {temperature} is too small for these logits: logits / temperature overflows")
+    return scaled
 # --8<-- [end:apply_temperature]
 
 
@@ -71,7 +76,8 @@ def top_k_filter(logits, top_k):
 def top_p_filter(logits, top_p):
     """Keep the nucleus: the fewest most-likely tokens whose probabilities add up to at least ``top_p``.
 
-    At least one token always stays; among equal logits the lower id comes first.
+    At least one token always stays, and ``top_p=1`` keeps them all; among
+    equal logits the lower id comes first.
 
     >>> logits = np.log([0.5, 0.2, 0.3])
     >>> top_p_filter(logits, top_p=0.8).round(3)
@@ -83,7 +89,8 @@ def top_p_filter(logits, top_p):
         raise ValueError(f"top_p must be in (0, 1], got {top_p}")
     order = np.argsort(-logits, kind="stable")  # [n_vocab], token ids from best to worst
     cumulative = np.cumsum(softmax(logits)[order])  # [n_vocab], mass of the best 1, 2, ... tokens
-    n_keep = min(int(np.sum(cumulative < top_p)) + 1, logits.size)  # first prefix reaching top_p
+    # the first prefix reaching top_p; 1 keeps all (a float sum can reach 1 before the last tiny probability)
+    n_keep = logits.size if top_p == 1 else min(int(np.sum(cumulative < top_p)) + 1, logits.size)
     filtered = np.full_like(logits, -np.inf)  # [n_vocab]
     filtered[order[:n_keep]] = logits[order[:n_keep]]
     return filtered

@@ -78,8 +78,11 @@ def layer_norm(x, g, b, eps=1e-5):
     >>> layer_norm(row, g=np.ones(4), b=np.zeros(4)).round(3)
     array([-0.577,  1.732, -0.577, -0.577])
     """
+    if np.ndim(x) < 1:
+        raise ValueError("x must have shape [..., n_embd], got a scalar")
     _check_vector("g", g, x.shape[-1], "n_embd, the last axis of x")
     _check_vector("b", b, x.shape[-1], "n_embd, the last axis of x")
+    _check_real("eps", eps)
     if not eps >= 0:
         raise ValueError(f"eps must be >= 0, got {eps}")
     mean = np.mean(x, axis=-1, keepdims=True)  # [..., 1]
@@ -122,6 +125,11 @@ def ffn(x, c_fc, c_proj, activation=gelu):
     array([[3.],
            [2.]])
     """
+    if np.ndim(x) < 1:
+        raise ValueError("x must have shape [..., n_seq, n_embd], got a scalar")
+    n_embd, n_hidden = np.shape(x)[-1], _dense_width("c_fc", c_fc)
+    _check_dense("c_fc", c_fc, n_embd, n_hidden)  # w: [n_embd, n_hidden], usually n_hidden = 4 * n_embd
+    _check_dense("c_proj", c_proj, n_hidden, n_embd)  # w: [n_hidden, n_embd], back to the input's width
     hidden = activation(linear(x, **c_fc))  # [..., n_seq, n_embd] -> [..., n_seq, n_hidden]
     return linear(hidden, **c_proj)  # [..., n_seq, n_hidden] -> [..., n_seq, n_embd]
 # --8<-- [end:ffn]
@@ -163,11 +171,7 @@ def scaled_dot_product_attention(q, k, v, mask=None):
            [0.3845, 0.6155]])
     """
     _check_attention_inputs(q, k)
-    if np.ndim(v) < 2 or v.shape[-2] != k.shape[-2]:
-        raise ValueError(
-            f"k has shape {k.shape} and v has shape {np.shape(v)}: "
-            f"v must have shape [..., n_k, d_v] with n_k = {k.shape[-2]}, one value per key"
-        )
+    _check_values(k, v)
     return attention_weights(q, k, mask) @ v  # [..., n_q, n_k] @ [..., n_k, d_v] -> [..., n_q, d_v]
 # --8<-- [end:scaled_dot_product_attention]
 
@@ -233,6 +237,8 @@ def split_heads(x, n_head):
            [[2., 3.],
             [6., 7.]]])
     """
+    if np.ndim(x) < 2:
+        raise ValueError(f"x must have shape [..., n_seq, n_embd], got shape {np.shape(x)}")
     _check_n_head(n_head, x.shape[-1])
     x = x.reshape(*x.shape[:-1], n_head, x.shape[-1] // n_head)  # [..., n_seq, n_head, d_head]
     return x.swapaxes(-2, -3)  # [..., n_head, n_seq, d_head]
@@ -269,12 +275,15 @@ def attend_heads(q, k, v, n_head, mask=None):
            [0.5   , 0.5   ],
            [0.3845, 0.6155]])
     """
-    _check_n_head(n_head, q.shape[-1])
+    _check_attention_inputs(q, k)  # before splitting, so that errors show the shapes passed in
+    _check_values(k, v)
+    _check_n_head(n_head, q.shape[-1], name="d_k, the last axis of q and k")
     _check_n_head(n_head, v.shape[-1], name="d_v, the last axis of v")
     if mask is not None:
         mask = np.asarray(mask)
         if mask.ndim < 2:
             raise ValueError(f"mask must have shape [..., n_q, n_k], got shape {mask.shape}")
+        _check_mask(mask, np.broadcast_shapes(q.shape[:-2], k.shape[:-2]) + (q.shape[-2], k.shape[-2]))
         mask = mask[..., None, :, :]  # [..., 1, n_q, n_k], the same mask for every head
     heads = scaled_dot_product_attention(
         split_heads(q, n_head), split_heads(k, n_head), split_heads(v, n_head), mask
@@ -299,7 +308,10 @@ def mha(x, c_attn, c_proj, n_head):
            [0.75  , 0.25  ],
            [0.3845, 0.6155]])
     """
+    if np.ndim(x) < 2:
+        raise ValueError(f"x must have shape [..., n_seq, n_embd], got shape {np.shape(x)}")
     n_embd = x.shape[-1]
+    _check_n_head(n_head, n_embd)
     _check_dense("c_attn", c_attn, n_embd, 3 * n_embd)
     _check_dense("c_proj", c_proj, n_embd, n_embd)
     qkv = linear(x, **c_attn)  # [..., n_seq, n_embd] -> [..., n_seq, 3*n_embd]
@@ -327,6 +339,7 @@ def multi_head_attention(x, memory, c_q, c_k, c_v, c_proj, n_head, mask=None):
     array([[0.6155, 0.3845]])
     """
     n_embd = x.shape[-1]
+    _check_n_head(n_head, n_embd)
     _check_dense("c_q", c_q, n_embd, n_embd)
     _check_dense("c_k", c_k, memory.shape[-1], n_embd)
     _check_dense("c_v", c_v, memory.shape[-1], n_embd)
@@ -382,6 +395,38 @@ def position_shift_matrix(k, d_model):
     m[even + 1, even + 1] = np.cos(angles)
     return m
 # --8<-- [end:position_shift_matrix]
+
+
+# --8<-- [start:rope]
+# [..., n_seq, d], [n_seq] -> [..., n_seq, d]
+def rope(x, positions=None):
+    """Rotary position embedding (RoPE, Su et al. 2021, arXiv:2104.09864).
+
+    Row ``n`` of ``x`` is at position ``positions[n]`` (default ``0..n_seq-1``);
+    each of its column pairs ``(2i, 2i+1)`` turns by the angle
+    ``positions[n] * freq_i``, with the sinusoids' frequencies
+    ``1 / 10000**(2i/d)``. Applied to queries and keys (not values), it makes
+    ``rope(q) @ rope(k).T`` depend on positions only through their offset.
+
+    >>> rope(np.array([[1.0, 0.0], [1.0, 0.0]])).round(4)  # row 1 turns by 1 radian
+    array([[1.    , 0.    ],
+           [0.5403, 0.8415]])
+    """
+    if np.ndim(x) < 2 or x.shape[-1] < 2 or x.shape[-1] % 2:
+        raise ValueError(
+            f"x must have shape [..., n_seq, d] with an even d (RoPE turns pairs of columns), got shape {np.shape(x)}"
+        )
+    n_seq, d = x.shape[-2:]
+    positions = np.arange(n_seq) if positions is None else _check_positions(positions, n_seq)
+    angles = positions[:, None] * _frequencies(d)  # [n_seq, 1] * [d/2] -> [n_seq, d/2]
+    dtype = np.result_type(x.dtype, np.float16)  # x's float type; integers become float64
+    cos, sin = np.cos(angles).astype(dtype), np.sin(angles).astype(dtype)  # [n_seq, d/2] each
+    first, second = x[..., 0::2], x[..., 1::2]  # [..., n_seq, d/2] each: the two columns of every pair
+    out = np.empty(x.shape, dtype=dtype)  # [..., n_seq, d]
+    out[..., 0::2] = first * cos - second * sin  # a 2-d rotation of each pair
+    out[..., 1::2] = first * sin + second * cos
+    return out
+# --8<-- [end:rope]
 
 
 # --8<-- [start:cross_entropy]
@@ -458,6 +503,24 @@ def _check_dense(name, params, n_in, n_out):
         )
 
 
+def _check_positions(positions, n_seq):
+    positions = np.asarray(positions)
+    if positions.dtype == bool or not np.issubdtype(positions.dtype, np.integer):
+        raise TypeError(f"positions must be integers, got {positions.dtype} values")
+    if positions.shape != (n_seq,):
+        raise ValueError(f"positions must have shape ({n_seq},), one per row of x, got shape {positions.shape}")
+    return positions
+
+
+def _dense_width(name, params):
+    w = params.get("w") if isinstance(params, dict) else None
+    if np.ndim(w) != 2:
+        raise ValueError(
+            f"{name} must be a dict with 'w' of shape [n_in, n_out] and 'b' of shape [n_out], got {params!r}"
+        )
+    return np.shape(w)[1]
+
+
 def _check_n_head(n_head, size, name="n_embd, the last axis of x"):
     _check_positive_int("n_head", n_head)
     if size % n_head:
@@ -477,6 +540,14 @@ def _check_attention_inputs(q, k):
         np.broadcast_shapes(q.shape[:-2], k.shape[:-2])
     except ValueError:
         raise ValueError(f"the batch axes of q {q.shape} and k {k.shape} do not broadcast") from None
+
+
+def _check_values(k, v):
+    if np.ndim(v) < 2 or v.shape[-2] != k.shape[-2]:
+        raise ValueError(
+            f"k has shape {k.shape} and v has shape {np.shape(v)}: "
+            f"v must have shape [..., n_k, d_v] with n_k = {k.shape[-2]}, one value per key"
+        )
 
 
 def _check_mask(mask, scores_shape):

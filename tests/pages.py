@@ -2,6 +2,7 @@
 
 import doctest
 import io
+import json
 import re
 import tokenize
 from pathlib import Path
@@ -46,6 +47,23 @@ def strip_comments(source):
     tokens = tokenize.generate_tokens(io.StringIO(source).readline)
     kept = [(t.type, t.string) for t in tokens if t.type not in (tokenize.COMMENT, tokenize.NL)]
     return tokenize.untokenize(kept).strip()
+
+
+def notebook_cells(path):
+    """A notebook's code cells (without comments) and their text outputs, in order."""
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    return [
+        (strip_comments("".join(cell["source"])), [_text_of(output) for output in cell.get("outputs", [])])
+        for cell in notebook["cells"]
+        if cell["cell_type"] == "code"
+    ]
+
+
+def _text_of(output):
+    if any(kind.startswith("image/") for kind in output.get("data", {})):
+        return ""  # a plot: the page shows the image, not its text form
+    text = output.get("text") or output.get("data", {}).get("text/plain", "")
+    return "".join(text) if isinstance(text, list) else text
 
 
 SNIPPET = re.compile(r'^\s*--8<--\s+"([^"]+)"', re.MULTILINE)
