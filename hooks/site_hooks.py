@@ -93,7 +93,8 @@ def on_page_content(content, page, config, files):
 
 
 def on_post_page(output, page, config):
-    output = without_remote_scripts(output)
+    if page.file.src_uri.endswith(".ipynb"):
+        output = without_remote_scripts(output)  # only mkdocs-jupyter's: the tests catch any other
     # Material fetches sitemap.xml below every <link rel="alternate"> as if it were a
     # language's home page; mkdocs-static-i18n points them at the translated page
     # itself, so each page load asked for files that do not exist. The language

@@ -67,7 +67,7 @@ def _text_of(output):
 
 
 SNIPPET = re.compile(r'^\s*--8<--\s+"([^"]+)"', re.MULTILINE)
-IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)")
+IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)|<img\b[^>]*\bsrc=['\"]([^'\"]+)")
 
 
 def snippets(path):
@@ -77,7 +77,7 @@ def snippets(path):
 
 def images(path):
     """The image paths a Markdown page shows, in order."""
-    return IMAGE.findall(path.read_text(encoding="utf-8"))
+    return ["".join(groups) for groups in IMAGE.findall(path.read_text(encoding="utf-8"))]
 
 
 def nav_files():
