@@ -19,18 +19,22 @@ def _context(text):
     return text
 
 
-def _count(text):
+def _whole_number(text):
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+
+
+def _count(text):
+    value = _whole_number(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
     return value
 
 
 def _max_len(text):
-    value = _count(text)
+    value = _whole_number(text)
     if value < 2:
         raise argparse.ArgumentTypeError(f"must be at least 2 (the shortest valid context), got {value}")
     return value

@@ -1,6 +1,10 @@
 """Printing matrices with their row and column labels, for pages and the terminal."""
 
+from numbers import Real
+
 import numpy as np
+
+from .nn import _check_int
 
 
 def format_number(value, digits=3):
@@ -11,12 +15,18 @@ def format_number(value, digits=3):
     >>> format_number(1.7320462)
     '1.732'
     """
+    if not isinstance(value, Real):
+        raise TypeError(f"value must be a real number, got {value!r}")
+    _check_int("digits", digits)
+    if digits < 0:
+        raise ValueError(f"digits must be 0 or more, got {digits}")
     value = float(value)
     if not np.isfinite(value):
         return str(value)
     if abs(value) >= 1e6:
         return f"{value:.{digits}g}"
-    text = f"{round(value, digits):.{digits}f}".rstrip("0").rstrip(".")
+    text = f"{round(value, digits):.{digits}f}"
+    text = text.rstrip("0").rstrip(".") if "." in text else text  # 1.500 -> 1.5, but 1500 stays
     return "0" if text == "-0" else text
 
 
@@ -28,11 +38,12 @@ def format_matrix(matrix, rows=None, cols=None, digits=3):
     x   1  0.5
     y   0   -2
     """
-    array = np.asarray(matrix, dtype=float)
-    if array.ndim == 1:
-        array = array[np.newaxis]  # [n] -> [1, n]
-    if array.ndim != 2:
-        raise ValueError(f"format_matrix takes a 1-d or 2-d array, got shape {array.shape}")
+    array = np.asarray(matrix)
+    if array.dtype.kind not in "biuf":  # booleans, integers, floats
+        raise TypeError(f"matrix must hold real numbers, got {array.dtype} values")
+    if array.ndim not in (1, 2) or array.size == 0:
+        raise ValueError(f"matrix must be a non-empty 1-d or 2-d array, got shape {array.shape}")
+    array = np.atleast_2d(array.astype(float))  # [n] -> [1, n]; [n_rows, n_cols] stays
     n_rows, n_cols = array.shape
     for name, labels, n in (("rows", rows, n_rows), ("cols", cols, n_cols)):
         if labels is not None and len(labels) != n:

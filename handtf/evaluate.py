@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .model import gpt
+from .nn import _check_ids, _check_int
 from .tokenizer import CHARS, tokenize
 from .weights import MODEL, N_CTX
 
@@ -29,10 +30,7 @@ def next_token_logits(token_ids, context_lengths, model=MODEL):
     >>> next_token_logits([0, 0, 1, 0, 0, 1], [2, 6]).tolist()  # after "aa", after "aabaab"
     [[1.0, 1024.0], [1024.0, 1.0]]
     """
-    tokens = np.asarray(token_ids)  # [n_text]
-    lengths = np.asarray(context_lengths)  # [n_contexts]
-    if lengths.size and not (1 <= lengths.min() and lengths.max() <= len(tokens)):
-        raise ValueError(f"context lengths must be in 1..{len(tokens)} (the text's length)")
+    tokens, lengths = _check_prefixes(token_ids, context_lengths, n_vocab=len(model["wte"]))  # [n_text], [n_contexts]
     width = min(N_CTX, len(tokens))
     starts = np.maximum(lengths - width, 0)  # [n_contexts] where each context's window starts
     windows = np.lib.stride_tricks.sliding_window_view(tokens, width)[starts]  # [n_contexts, width]
@@ -145,8 +143,23 @@ def verify(max_len=30, model=MODEL):
 # --8<-- [end:verify]
 
 
+# token_ids as [n_text] and context_lengths as [n_contexts] integer arrays, or a precise error
+def _check_prefixes(token_ids, context_lengths, n_vocab):
+    if np.ndim(token_ids) != 1 or np.size(token_ids) == 0:
+        raise ValueError(f"token_ids must be a non-empty sequence of shape [n_text], got shape {np.shape(token_ids)}")
+    tokens = _check_ids(token_ids, n_vocab, "token_ids")  # [n_text]
+    lengths = np.asarray(context_lengths)  # [n_contexts]
+    if lengths.ndim != 1:
+        raise ValueError(f"context_lengths must have shape [n_contexts], got shape {lengths.shape}")
+    if lengths.size and lengths.dtype.kind not in "iu":  # an empty list is float64 to numpy
+        raise TypeError(f"context_lengths must be integers, got {lengths.dtype} values")
+    if lengths.size and (lengths.min() < 1 or lengths.max() > len(tokens)):
+        bad = lengths.min() if lengths.min() < 1 else lengths.max()
+        raise ValueError(f"context_lengths must be in 1..{len(tokens)} (the text's length), got {bad}")
+    return tokens, lengths.astype(np.int64)  # signed, so that lengths - width may go below 0
+
+
 def _check_max_len(max_len):
-    if isinstance(max_len, bool) or not isinstance(max_len, int):
-        raise TypeError(f"max_len must be an int, got {type(max_len).__name__}")
+    _check_int("max_len", max_len)
     if max_len < 2:
         raise ValueError(f"max_len must be at least 2 (the shortest valid context), got {max_len}")

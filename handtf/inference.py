@@ -8,6 +8,7 @@ tokens** of a context; anything earlier is dropped before the forward pass
 import numpy as np
 
 from .model import gpt, softmax
+from .nn import _check_int
 from .tokenizer import CHARS, tokenize, untok
 from .weights import MODEL, N_CTX
 
@@ -58,14 +59,13 @@ def complete(context, max_new_tokens=10, model=MODEL):
     >>> complete("ba", max_new_tokens=4)
     'baabaa'
     """
-    if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int):
-        raise TypeError(f"max_new_tokens must be an int, got {type(max_new_tokens).__name__}")
+    _check_int("max_new_tokens", max_new_tokens)
     if max_new_tokens < 0:
         raise ValueError(f"max_new_tokens must be 0 or more, got {max_new_tokens}")
     context_window(context)  # refuse an empty or invalid context before the loop
     text = context
     for _ in range(max_new_tokens):
-        text += predict(text, model)  # the model sees only the last N_CTX tokens
+        text += predict(text[-N_CTX:], model)  # the model sees only the last N_CTX tokens
     return text
 # --8<-- [end:complete]
 

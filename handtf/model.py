@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from .nn import causal_mask, linear, softmax  # the general building blocks, shared with the concepts part
+from .nn import _check_self_attention, causal_mask, linear, softmax  # the general building blocks, shared with the concepts part
 
 
 # --8<-- [start:attention]
@@ -27,6 +27,7 @@ def attention(q, k, v, mask):
 # --8<-- [start:causal_self_attention]
 # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
 def causal_self_attention(x, c_attn, c_proj):
+    _check_self_attention(x, c_attn, c_proj)  # c_attn: n_embd -> 3*n_embd, c_proj: n_embd -> n_embd
     x = linear(x, **c_attn)  # [..., n_seq, n_embd] -> [..., n_seq, 3*n_embd]
     q, k, v = np.split(x, 3, axis=-1)  # -> 3 of [..., n_seq, n_embd]
     mask = causal_mask(x.shape[-2], x.dtype)  # [n_seq, n_seq]
@@ -45,12 +46,40 @@ def transformer_block(x, attn):
 # --8<-- [start:gpt]
 # [..., n_seq] -> [..., n_seq, n_vocab]
 def gpt(inputs, wte, wpe, blocks):
+    check_weights(wte, wpe, blocks)  # wte [n_vocab, n_embd], wpe [n_ctx, n_embd], blocks as build_model makes them
     inputs = check_token_ids(inputs, n_vocab=wte.shape[0], n_ctx=wpe.shape[0])
     x = wte[inputs] + wpe[: inputs.shape[-1]]  # [..., n_seq] -> [..., n_seq, n_embd]
     for block in blocks:
         x = transformer_block(x, **block)  # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
     return x @ wte.swapaxes(-1, -2)  # [..., n_seq, n_embd] -> [..., n_seq, n_vocab]
 # --8<-- [end:gpt]
+
+
+def check_weights(wte, wpe, blocks):
+    """Say exactly what is wrong with the weights ``gpt`` is given, if anything.
+
+    ``wte`` must be ``[n_vocab, n_embd]`` and ``wpe`` ``[n_ctx, n_embd]``, and every
+    block ``{"attn": {"c_attn": ..., "c_proj": ...}}``, as :func:`handtf.build_model`
+    makes them. :func:`causal_self_attention` checks the shapes of ``c_attn`` and ``c_proj``.
+
+    >>> check_weights(np.zeros((2, 8)), np.zeros((5, 7)), blocks=[])
+    Traceback (most recent call last):
+    ...
+    ValueError: wte and wpe must have shapes [n_vocab, n_embd] and [n_ctx, n_embd] with the same n_embd, got (2, 8) and (5, 7)
+    """
+    if np.ndim(wte) != 2 or np.ndim(wpe) != 2 or np.shape(wte)[1] != np.shape(wpe)[1]:
+        raise ValueError(
+            "wte and wpe must have shapes [n_vocab, n_embd] and [n_ctx, n_embd] with the same n_embd, "
+            f"got {np.shape(wte)} and {np.shape(wpe)}"
+        )
+    if not isinstance(blocks, (list, tuple)):
+        raise TypeError(f"blocks must be a list of blocks, got {type(blocks).__name__}")
+    for i, block in enumerate(blocks):
+        attn = block.get("attn") if isinstance(block, dict) and set(block) == {"attn"} else None
+        if not isinstance(attn, dict) or set(attn) != {"c_attn", "c_proj"}:
+            raise ValueError(
+                f"blocks[{i}] must be a dict {{'attn': {{'c_attn': ..., 'c_proj': ...}}}}, got {_layout(block)}"
+            )
 
 
 def check_token_ids(inputs, n_vocab, n_ctx):
@@ -79,3 +108,10 @@ def check_token_ids(inputs, n_vocab, n_ctx):
             f"token ids must be in 0..{n_vocab - 1} (the vocabulary has {n_vocab} tokens), got {bad}"
         )
     return array
+
+
+def _layout(tree):
+    """The keys of nested dicts, and the type of anything else: what a block looks like."""
+    if isinstance(tree, dict):
+        return "{" + ", ".join(f"{key!r}: {_layout(value)}" for key, value in tree.items()) + "}"
+    return type(tree).__name__

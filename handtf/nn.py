@@ -218,7 +218,7 @@ def padding_mask(key_is_pad, n_q=1, dtype=np.float64):
     if key_is_pad.dtype != bool:
         raise TypeError(f"key_is_pad must be a boolean array (True = padding), got dtype {key_is_pad.dtype}")
     if key_is_pad.ndim < 1:
-        raise ValueError(f"key_is_pad must have shape [..., n_k], got a scalar")
+        raise ValueError("key_is_pad must have shape [..., n_k], got a scalar")
     _check_positive_int("n_q", n_q)
     per_key = np.where(key_is_pad, _masked_score(dtype), 0).astype(dtype)  # [..., n_k]
     return np.repeat(per_key[..., None, :], n_q, axis=-2)  # [..., n_q, n_k]
@@ -308,12 +308,8 @@ def mha(x, c_attn, c_proj, n_head):
            [0.75  , 0.25  ],
            [0.3845, 0.6155]])
     """
-    if np.ndim(x) < 2:
-        raise ValueError(f"x must have shape [..., n_seq, n_embd], got shape {np.shape(x)}")
-    n_embd = x.shape[-1]
-    _check_n_head(n_head, n_embd)
-    _check_dense("c_attn", c_attn, n_embd, 3 * n_embd)
-    _check_dense("c_proj", c_proj, n_embd, n_embd)
+    _check_self_attention(x, c_attn, c_proj)
+    _check_n_head(n_head, x.shape[-1])
     qkv = linear(x, **c_attn)  # [..., n_seq, n_embd] -> [..., n_seq, 3*n_embd]
     q, k, v = np.split(qkv, 3, axis=-1)  # -> 3 of [..., n_seq, n_embd]
     mask = causal_mask(x.shape[-2], qkv.dtype)  # [n_seq, n_seq]
@@ -466,9 +462,13 @@ def _masked_score(dtype):
     return max(-1e10, float(np.finfo(dtype).min) / 2)
 
 
-def _check_positive_int(name, value):
+def _check_int(name, value):
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{name} must be an integer, got {value!r}")
+
+
+def _check_positive_int(name, value):
+    _check_int(name, value)
     if value < 1:
         raise ValueError(f"{name} must be at least 1, got {value}")
 
@@ -501,6 +501,15 @@ def _check_dense(name, params, n_in, n_out):
             f"{name} must have w of shape {(n_in, n_out)} and b of shape {(n_out,)}, "
             f"got w {np.shape(params['w'])} and b {np.shape(params['b'])}"
         )
+
+
+# x: [..., n_seq, n_embd]; c_attn maps n_embd to 3*n_embd (q, k, v side by side), c_proj n_embd to n_embd
+def _check_self_attention(x, c_attn, c_proj):
+    if np.ndim(x) < 2:
+        raise ValueError(f"x must have shape [..., n_seq, n_embd], got shape {np.shape(x)}")
+    n_embd = np.shape(x)[-1]
+    _check_dense("c_attn", c_attn, n_embd, 3 * n_embd)
+    _check_dense("c_proj", c_proj, n_embd, n_embd)
 
 
 def _check_positions(positions, n_seq):

@@ -11,7 +11,8 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from .inference import context_window
-from .model import causal_mask, linear, softmax
+from .model import check_token_ids, check_weights
+from .nn import _check_self_attention, causal_mask, linear, softmax
 from .tokenizer import untok
 from .weights import MODEL
 
@@ -67,13 +68,15 @@ def trace(context, model=MODEL):
     >>> t.embedding.shape, t.qkv.shape, t.attention_weights.shape, t.logits.shape
     ((5, 8), (5, 24), (5, 5), (5, 2))
     """
+    _check_one_block_model(model)
     (block,) = model["blocks"]
     c_attn, c_proj = block["attn"]["c_attn"], block["attn"]["c_proj"]
     wte, wpe = model["wte"], model["wpe"]
-    tokens = np.array(context_window(context))  # [n_seq]
+    tokens = check_token_ids(context_window(context), n_vocab=wte.shape[0], n_ctx=wpe.shape[0])  # [n_seq]
     token_embedding = wte[tokens]  # [n_seq, n_embd]
     position_embedding = wpe[: len(tokens)]  # [n_seq, n_embd]
     embedding = token_embedding + position_embedding  # [n_seq, n_embd]
+    _check_self_attention(embedding, c_attn, c_proj)  # c_attn: n_embd -> 3*n_embd, c_proj: n_embd -> n_embd
     qkv = linear(embedding, **c_attn)  # [n_seq, 3*n_embd]
     q, k, v = np.split(qkv, 3, axis=-1)  # 3 of [n_seq, n_embd]
     scores = q @ k.swapaxes(-1, -2)  # [n_seq, n_seq]
@@ -87,7 +90,21 @@ def trace(context, model=MODEL):
     logits = residual @ wte.swapaxes(-1, -2)  # [n_seq, n_vocab]
     probs = softmax(logits)  # [n_seq, n_vocab]
     return Trace(
-        context="".join(untok(int(t)) for t in tokens),
-        **{name: value for name, value in locals().items() if name in Trace.names()},
+        context="".join(untok(int(t)) for t in tokens), tokens=tokens,
+        token_embedding=token_embedding, position_embedding=position_embedding, embedding=embedding,
+        qkv=qkv, q=q, k=k, v=v,
+        scores=scores, scaled_scores=scaled_scores, mask=mask, masked_scores=masked_scores,
+        attention_weights=attention_weights, attention_output=attention_output,
+        projection=projection, residual=residual, logits=logits, probs=probs,
     )
 # --8<-- [end:trace]
+
+
+def _check_one_block_model(model):
+    if not isinstance(model, dict):
+        raise TypeError(f"model must be a dict like build_model()'s, got {type(model).__name__}")
+    if set(model) != {"wte", "wpe", "blocks"}:
+        raise ValueError(f"model must have the keys 'blocks', 'wpe' and 'wte', as build_model() makes it, got {sorted(model)}")
+    check_weights(**model)
+    if len(model["blocks"]) != 1:
+        raise ValueError(f"trace follows a model with exactly one block, got {len(model['blocks'])} blocks")

@@ -8,6 +8,8 @@
   wrapper unless ``.ipynb`` counts as a page (mkdocs-static-i18n issue #198).
 - mkdocs-jupyter pages carry script tags that point at CDNs; they are removed,
   and their heading ids are made to match their table of contents.
+- A line break between two Chinese characters would show as a space; it is
+  dropped.
 - mkdocs-static-i18n merges both languages into one search index, so a search
   would answer in both. The index is split per language, and each
   translation's pages are told to search their own.
@@ -86,10 +88,25 @@ def _flatten(toc):
         yield from _flatten(item.children)
 
 
+_CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"  # CJK punctuation, ideographs, full-width forms
+_CJK_LINE_BREAK = re.compile(rf"(?<=[{_CJK}])[ \t]*\n[ \t]*(?=[{_CJK}])")
+_PRE = re.compile(r"(<pre\b.*?</pre>)", re.DOTALL)
+
+
+def join_cjk_lines(content):
+    """Drop the line breaks between two Chinese characters outside ``<pre>``.
+
+    A browser shows a line break in the source as a space, which is right
+    between English words and wrong between Chinese characters.
+    """
+    parts = _PRE.split(content)  # odd indices are <pre> blocks
+    return "".join(part if i % 2 else _CJK_LINE_BREAK.sub("", part) for i, part in enumerate(parts))
+
+
 def on_page_content(content, page, config, files):
     if page.file.src_uri.endswith(".ipynb"):
         content = notebook_headings(content, page.toc)
-    return _MATH.sub(tex_to_mathml, content)
+    return join_cjk_lines(_MATH.sub(tex_to_mathml, content))
 
 
 def on_post_page(output, page, config):
@@ -110,8 +127,6 @@ def on_post_page(output, page, config):
 def _translations(config):
     """The locales other than the default one, each built into a folder of that name."""
     return [language.locale for language in config["plugins"]["i18n"].config.languages if not language.default]
-
-
 
 
 @mkdocs.plugins.event_priority(-200)  # after mkdocs-static-i18n has built every language

@@ -41,12 +41,17 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--length-in-aab", type=int, default=10_000)
     args = parser.parse_args()
+    if args.repeats < 1:
+        parser.error(f"--repeats must be at least 1, got {args.repeats}")
+    if args.length_in_aab < 2:
+        parser.error(f"--length-in-aab must be at least 2 (evaluate needs 4 characters), got {args.length_in_aab}")
     text = "aab" * args.length_in_aab
     n_prefixes = len(text) - 3
 
     batched_s, result = best_time(lambda: evaluate(text), args.repeats)
     loop_s, loop_correct = best_time(lambda: per_prefix_accuracy(text), 1)
-    assert result.correct == loop_correct == n_prefixes, "the two methods disagree"
+    if not result.correct == loop_correct == n_prefixes:
+        raise SystemExit(f"the two methods disagree: {result.correct} and {loop_correct} of {n_prefixes} correct")
 
     print(f"text: 'aab' * {args.length_in_aab} ({n_prefixes} prefixes scored, all correct)")
     print(f"per-prefix loop : {loop_s / n_prefixes * 1e6:8.2f} us per prefix")

@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FIGURE_DIR = ROOT / "docs" / "assets" / "figures"
 CONTEXT = "aabaa"  # the running example of the hand-made model's pages
 
+matplotlib.rcdefaults()  # ignore any matplotlibrc on this machine: the same code must draw the same bytes
 plt.rcParams.update(
     {
         "svg.hashsalt": "handtf",  # fixed ids inside the SVG
@@ -243,15 +244,16 @@ def embedding():
     return trace_figure("embedding", "wte[tokens] + wpe", EMBED_LABELS)
 
 
+QKV_GROUPS = [("q", 0, 8), ("k", 8, 8), ("v", 16, 8)]  # the three parts of c_attn's 24 columns
+
+
 def c_attn():
     w = handtf.MODEL["blocks"][0]["attn"]["c_attn"]["w"]
-    groups = [("q", 0, 8), ("k", 8, 8), ("v", 16, 8)]
-    return matrix_figure(w, EMBED_LABELS, EMBED_LABELS * 3, "c_attn w  [8×24]", cell=0.42, fontsize=8, groups=groups)
+    return matrix_figure(w, EMBED_LABELS, EMBED_LABELS * 3, "c_attn w  [8×24]", cell=0.42, fontsize=8, groups=QKV_GROUPS)
 
 
 def qkv():
-    groups = [("q", 0, 8), ("k", 8, 8), ("v", 16, 8)]
-    return trace_figure("qkv", "qkv = x @ w + b", EMBED_LABELS * 3, cell=0.42, fontsize=8, groups=groups)
+    return trace_figure("qkv", "qkv = x @ w + b", EMBED_LABELS * 3, cell=0.42, fontsize=8, groups=QKV_GROUPS)
 
 
 def scores():

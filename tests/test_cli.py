@@ -21,6 +21,8 @@ def test_predict_and_explain():
     lines = run("predict", "aabaa", "--explain").stdout.splitlines()
     assert lines[0].split() == ["token", "next", "p(a)", "p(b)", "logit(a)", "logit(b)"]
     assert [line.split()[1] for line in lines[1:6]] == list("bbaab")
+    long = "ab" * 499 + "aa"  # 1000 characters; the model sees the last five, "abaaa"
+    assert run("predict", long).stdout == run("predict", "abaaa").stdout == "b  (p(a) = 0.000, p(b) = 1.000)\n"
 
 
 def test_evaluate_and_verify():
@@ -46,6 +48,8 @@ def test_evaluate_and_verify():
         (["predict", "ab1"], "'1' at position 2"),
         (["evaluate", "aab"], "at least 4 characters"),
         (["verify", "--max-len", "1"], "at least 2"),
+        (["verify", "--max-len", "-3"], "must be at least 2 (the shortest valid context), got -3"),
+        (["verify", "--max-len", "2.5"], "expected a whole number, got '2.5'"),
         (["frobnicate"], "invalid choice"),
         ([], "the following arguments are required: command"),
     ],

@@ -72,10 +72,30 @@ def test_a_small_lg_fails_verification_and_says_where():
         (lambda: evaluate("aabc"), ValueError, "'c' at position 3"),
         (lambda: evaluate(7), TypeError, "got int"),
         (lambda: verify(1), ValueError, "at least 2"),
-        (lambda: verify("5"), TypeError, "max_len must be an int, got str"),
+        (lambda: verify("5"), TypeError, "max_len must be an integer, got '5'"),
         (lambda: valid_contexts(0), ValueError, "at least 2"),
+        (lambda: next_token_logits([], [1]), ValueError, r"token_ids must be a non-empty sequence of shape \[n_text\], got shape \(0,\)"),
+        (lambda: next_token_logits("aab", [1]), ValueError, r"token_ids must be a non-empty sequence .* got shape \(\)"),
+        (lambda: next_token_logits([0, 2, 0], [2]), ValueError, r"token_ids must be token ids in 0..1 .* got 2"),
+        (lambda: next_token_logits([0.0, 1.0], [2]), TypeError, "token_ids must be integer token ids, got float64 values"),
+        (lambda: next_token_logits([0, 1, 0], [1.5]), TypeError, "context_lengths must be integers, got float64 values"),
+        (lambda: next_token_logits([0, 1, 0], 2), ValueError, r"context_lengths must have shape \[n_contexts\], got shape \(\)"),
+        (lambda: next_token_logits([0, 1, 0], [0]), ValueError, r"context_lengths must be in 1..3 \(the text's length\), got 0"),
+        (lambda: next_token_logits([0, 1, 0], [2, 4]), ValueError, "got 4"),
     ],
 )
 def test_evaluation_refuses_bad_input(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+def test_next_token_logits_takes_numpy_lengths_of_any_integer_type_and_none_at_all():
+    tokens = tokenize("aabaabaa")
+    expected = next_token_logits(tokens, [2, 8])
+    np.testing.assert_array_equal(next_token_logits(np.array(tokens, np.uint8), np.array([2, 8], np.uint8)), expected)
+    assert next_token_logits(tokens, []).shape == (0, 2)
+
+
+def test_verify_and_valid_contexts_take_numpy_integers():
+    assert verify(np.int64(12)) == verify(12)
+    assert valid_contexts(np.int32(4)) == valid_contexts(4)

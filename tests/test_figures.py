@@ -1,6 +1,7 @@
 """The figures: drawn by scripts/render_figures.py, up to date, deterministic, and placed on the pages."""
 
 import importlib.util
+import os
 import subprocess
 import sys
 
@@ -20,12 +21,18 @@ def render_figures():
     return module
 
 
-def run_script(*args):
-    return subprocess.run([sys.executable, str(SCRIPT), *args], cwd=ROOT, capture_output=True, text=True)
+def run_script(*args, env=None):
+    return subprocess.run([sys.executable, str(SCRIPT), *args], cwd=ROOT, capture_output=True, text=True, env=env)
 
 
 def test_the_committed_figures_are_what_the_code_draws():
     result = run_script("--check")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_a_matplotlibrc_on_the_machine_changes_no_figure(tmp_path):
+    (tmp_path / "matplotlibrc").write_text("lines.linewidth: 4\nfont.size: 14\naxes.linewidth: 3\n")
+    result = run_script("--check", "--only", "wte,softmax-walkthrough", env={**os.environ, "MPLCONFIGDIR": str(tmp_path)})
     assert result.returncode == 0, result.stdout + result.stderr
 
 

@@ -11,6 +11,7 @@ from handtf import (
     context_window,
     explain_rows,
     format_matrix,
+    format_number,
     gpt,
     next_token_probs,
     predict,
@@ -72,7 +73,7 @@ def test_complete_recovers_from_a_context_outside_the_pattern():
         (lambda: complete(""), ValueError, "context is empty"),
         (lambda: complete(5), TypeError, "text must be a str, got int"),
         (lambda: complete("a", -1), ValueError, "max_new_tokens must be 0 or more, got -1"),
-        (lambda: complete("a", 2.0), TypeError, "max_new_tokens must be an int, got float"),
+        (lambda: complete("a", 2.0), TypeError, "max_new_tokens must be an integer, got 2.0"),
         (lambda: predict(""), ValueError, "context is empty"),
         (lambda: predict("abx"), ValueError, "'x' at position 2"),
         (lambda: next_token_probs(None), TypeError, "got NoneType"),
@@ -103,7 +104,7 @@ def test_explain_rows_are_the_predictions_after_each_prefix():
 
 def test_trace_agrees_with_gpt_and_with_the_tutorial():
     t = trace("aabaa")
-    assert set(Trace.names()) <= set(vars(t))
+    assert [name for name in Trace.names() if len(getattr(t, name)) != 5] == []  # one row per token
     np.testing.assert_array_equal(t.logits, gpt(t.tokens, **MODEL))
     np.testing.assert_array_equal(t.embedding, t.token_embedding + t.position_embedding)
     np.testing.assert_array_equal(t.qkv, np.concatenate([t.q, t.k, t.v], axis=1))
@@ -121,6 +122,57 @@ def test_trace_agrees_with_gpt_and_with_the_tutorial():
 def test_trace_with_a_small_lg_blurs_attention():
     t = trace("aabaa", build_model(lg=1))
     assert t.attention_weights[4, 4] < 0.5 and t.attention_weights[4, 0] > 0.05
+
+
+@pytest.mark.parametrize(
+    "model, error, message",
+    [
+        (None, TypeError, "model must be a dict like build_model\\(\\)'s, got NoneType"),
+        ({"wte": MODEL["wte"], "blocks": MODEL["blocks"]}, ValueError, r"keys 'blocks', 'wpe' and 'wte'.*got \['blocks', 'wte'\]"),
+        ({**MODEL, "blocks": MODEL["blocks"] * 2}, ValueError, "exactly one block, got 2 blocks"),
+        ({**MODEL, "wpe": MODEL["wpe"][:3]}, ValueError, r"a sequence must hold 1 to 3 tokens \(the context length\), got 5"),
+        ({**MODEL, "wte": np.ones((2, 7))}, ValueError, r"wte and wpe must have shapes"),
+        (
+            {**MODEL, "blocks": [{"attn": {**MODEL["blocks"][0]["attn"], "c_proj": {"w": np.ones((8, 3)), "b": np.zeros(3)}}}]},
+            ValueError,
+            r"c_proj must have w of shape \(8, 8\)",
+        ),
+    ],
+)
+def test_trace_refuses_a_model_it_cannot_follow(model, error, message):
+    with pytest.raises(error, match=message):
+        trace("aabaa", model)
+
+
+def test_complete_reads_only_the_last_five_characters():
+    long = "aab" * 400 + "a"
+    assert complete(long, 7)[len(long) :] == complete(long[-5:], 7)[5:] == "abaabaa"
+    assert complete("a", np.int64(2)) == "aba"
+
+
+def test_format_number_keeps_the_digits_of_whole_numbers():
+    assert [format_number(1500.0, digits=0), format_number(1.5, digits=0), format_number(0.25, digits=1)] == ["1500", "2", "0.2"]
+
+
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda: format_matrix([["a", "b"]]), TypeError, "matrix must hold real numbers, got <U1 values"),
+        (lambda: format_matrix([1 + 2j]), TypeError, "got complex128 values"),
+        (lambda: format_matrix([[1, "2"]]), TypeError, "matrix must hold real numbers"),
+        (lambda: format_matrix(None), TypeError, "got object values"),
+        (lambda: format_matrix([]), ValueError, r"matrix must be a non-empty 1-d or 2-d array, got shape \(0,\)"),
+        (lambda: format_matrix(np.zeros((0, 3))), ValueError, r"got shape \(0, 3\)"),
+        (lambda: format_matrix(3.0), ValueError, r"got shape \(\)"),
+        (lambda: format_matrix([1.0], digits=-1), ValueError, "digits must be 0 or more, got -1"),
+        (lambda: format_matrix([1.0], digits=1.5), TypeError, "digits must be an integer, got 1.5"),
+        (lambda: format_number("1.5"), TypeError, "value must be a real number, got '1.5'"),
+        (lambda: format_number(np.ones(2)), TypeError, "value must be a real number"),
+    ],
+)
+def test_display_refuses_what_is_not_a_table_of_numbers(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
 
 
 def test_format_matrix_checks_labels():

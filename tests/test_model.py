@@ -16,6 +16,7 @@ from handtf import (
     attention,
     build_model,
     causal_mask,
+    causal_self_attention,
     gpt,
     linear,
     softmax,
@@ -154,3 +155,40 @@ def test_gpt_refuses_bad_token_ids(inputs, error, message):
 def test_build_model_refuses_bad_arguments(kwargs, error, message):
     with pytest.raises(error, match=message):
         build_model(**kwargs)
+
+
+ATTN = MODEL["blocks"][0]["attn"]
+
+
+@pytest.mark.parametrize(
+    "weights, error, message",
+    [
+        ({"wte": np.ones((2, 7))}, ValueError, r"wte and wpe must have shapes .* same n_embd, got \(2, 7\) and \(5, 8\)"),
+        ({"wpe": np.ones(8)}, ValueError, r"got \(2, 8\) and \(8,\)"),
+        ({"blocks": None}, TypeError, "blocks must be a list of blocks, got NoneType"),
+        ({"blocks": [ATTN]}, ValueError, r"blocks\[0\] must be a dict \{'attn': .*got \{'c_attn': \{'w': ndarray"),
+        ({"blocks": [{"attn": {"c_attn": ATTN["c_attn"]}}]}, ValueError, r"blocks\[0\] must be a dict"),
+        (
+            {"blocks": [{"attn": {**ATTN, "c_proj": {"w": np.ones((8, 3)), "b": np.zeros(3)}}}]},
+            ValueError,
+            r"c_proj must have w of shape \(8, 8\) and b of shape \(8,\), got w \(8, 3\) and b \(3,\)",
+        ),
+        (
+            {"blocks": [{"attn": {**ATTN, "c_attn": {"w": np.ones((8, 9)), "b": np.zeros(9)}}}]},
+            ValueError,
+            r"c_attn must have w of shape \(8, 24\) and b of shape \(24,\), got w \(8, 9\)",
+        ),
+    ],
+)
+def test_gpt_refuses_weights_that_do_not_fit_together(weights, error, message):
+    with pytest.raises(error, match=message):
+        gpt(np.array([0, 1]), **{**MODEL, **weights})
+
+
+def test_causal_self_attention_refuses_inputs_of_the_wrong_shape():
+    with pytest.raises(ValueError, match=r"x must have shape \[\.\.\., n_seq, n_embd\], got shape \(8,\)"):
+        causal_self_attention(np.ones(8), **ATTN)
+    with pytest.raises(ValueError, match=r"c_attn must have w of shape \(5, 15\)"):
+        causal_self_attention(np.ones((3, 5)), **ATTN)
+    with pytest.raises(ValueError, match="c_attn must be a dict with keys 'w' and 'b'"):
+        causal_self_attention(np.ones((3, 8)), [ATTN["c_attn"]["w"]], ATTN["c_proj"])
