@@ -61,7 +61,7 @@ _HEADING_ID = re.compile(r'(<h[1-6][^>]*\bid=")([^"]*)("[^>]*>)(.*?)(</h[1-6]>)'
 
 
 def notebook_headings(content, toc):
-    """Give a notebook's headings readable ids, the same in its table of contents.
+    """Give a notebook's headings readable ids, the same (with the same titles) in its table of contents.
 
     mkdocs-jupyter makes heading ids with an ASCII-only slugify and its table of
     contents with Markdown's, so Chinese headings (and headings with code) get
@@ -75,7 +75,7 @@ def notebook_headings(content, toc):
         if entry is None:
             return match[0]
         text = html.unescape(re.sub(r"<[^>]+>", "", match[4])).replace("¶", "").strip()
-        entry.id = _SLUGIFY(text, "-")
+        entry.id, entry.title = _SLUGIFY(text, "-"), html.escape(text)
         inner = re.sub(r'(class="anchor-link" href="#)[^"]*', rf"\g<1>{entry.id}", match[4])
         return f"{match[1]}{entry.id}{match[3]}{inner}{match[5]}"
 
