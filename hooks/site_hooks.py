@@ -13,6 +13,8 @@
 - mkdocs-static-i18n merges both languages into one search index, so a search
   would answer in both. The index is split per language, and each
   translation's pages are told to search their own.
+- The ``<link rel="alternate">`` tags are removed: Material takes each for a
+  language's home page and asks for a sitemap.xml below it that does not exist.
 """
 
 import html
