@@ -4,7 +4,8 @@ Every site and browser test asks for these by name; none builds the site itself.
 
 - ``built_site``: the folder of one ``mkdocs build --strict`` (any warning fails it).
   The build starts in the background as soon as the tests are collected, if
-  any selected test needs it, so it runs while the unit tests and doctests run.
+  any selected test needs it, and the tests that need it run last, so it
+  builds while the unit tests and doctests run.
 - ``base_url``: that folder served on localhost under ``/handtf/``, as deployed.
 - ``browser``: Debian's Chromium driven by Playwright (skipped without it, a
   failure under ``CI=true``). Open pages with ``browsing.Visit(browser, url)``.
@@ -27,7 +28,6 @@ import pytest
 from browsing import LAUNCH_ARGS, PREFIX, SubPathHandler, crawl_site, find_chromium
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCS = ROOT / "docs"
 BUILD_TIMEOUT = 600  # seconds: a loaded 2-core machine takes about a minute
 
 
@@ -77,9 +77,15 @@ class _SiteBuild:
 _BUILD = _SiteBuild()
 
 
+def _needs_site(item):
+    return "built_site" in getattr(item, "fixturenames", ())
+
+
 def pytest_collection_modifyitems(session, config, items):
-    if not config.option.collectonly and any("built_site" in getattr(item, "fixturenames", ()) for item in items):
+    """Start the build if a selected test needs it, and run those tests last, when it is done."""
+    if not config.option.collectonly and any(map(_needs_site, items)):
         _BUILD.start()
+    items.sort(key=_needs_site)  # stable: the order within each group is kept
 
 
 def pytest_sessionfinish(session, exitstatus):
