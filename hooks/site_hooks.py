@@ -6,8 +6,10 @@
   download.
 - mkdocs-static-i18n re-creates files and drops mkdocs-jupyter's notebook
   wrapper unless ``.ipynb`` counts as a page (mkdocs-static-i18n issue #198).
-- mkdocs-jupyter pages carry script tags that point at CDNs; they are removed,
-  and their heading ids are made to match their table of contents.
+- mkdocs-jupyter pages carry script tags that point at CDNs and an inlined
+  JupyterLab stylesheet; both are removed, their plots get the paragraph before
+  them as alternative text, and their heading ids are made to match their
+  table of contents.
 - A line break between two Chinese characters would show as a space; it is
   dropped.
 - mkdocs-static-i18n merges both languages into one search index, so a search
@@ -50,6 +52,36 @@ def without_remote_scripts(html_text):
         return "" if remote or mathjax else match[0]
 
     return _SCRIPT.sub(keep, html_text)
+
+
+_JUPYTER_STYLE = re.compile(r"<style[^>]*>(?:(?!</style>).)*?(?:--jp-|\.jp-|highlight-ipynb)(?:(?!</style>).)*</style>", re.DOTALL)
+
+
+def without_jupyter_styles(html_text):
+    """Drop the JupyterLab stylesheet that mkdocs-jupyter inlines into a notebook page (about 570 KB).
+
+    The site's own stylesheet (extra.css) draws the cells like every other page's code.
+    """
+    return _JUPYTER_STYLE.sub("", html_text)
+
+
+_NO_ALT = 'alt="No description has been provided for this image"'  # nbconvert's English placeholder
+_PARAGRAPH = re.compile(r"<p>(.*?)</p>", re.DOTALL)
+
+
+def describe_notebook_images(html_text):
+    """Give each plot of a notebook the text of the paragraph before it as its alternative text.
+
+    nbconvert writes an English placeholder on every plot; the paragraph that
+    introduces the plot says what it shows, in the page's language.
+    """
+    parts = html_text.split(_NO_ALT)
+    for i in range(1, len(parts)):
+        paragraphs = _PARAGRAPH.findall(parts[i - 1])
+        text = re.sub(r"<[^>]+>", "", paragraphs[-1]) if paragraphs else ""
+        text = " ".join(html.unescape(text).replace("¶", "").split())
+        parts[i - 1] += f'alt="{html.escape(text)}"'
+    return "".join(parts)
 
 
 def tex_to_mathml(match):
@@ -114,6 +146,7 @@ def on_page_content(content, page, config, files):
 def on_post_page(output, page, config):
     if page.file.src_uri.endswith(".ipynb"):
         output = without_remote_scripts(output)  # only mkdocs-jupyter's: the tests catch any other
+        output = describe_notebook_images(without_jupyter_styles(output))
     # Material fetches sitemap.xml below every <link rel="alternate"> as if it were a
     # language's home page; mkdocs-static-i18n points them at the translated page
     # itself, so each page load asked for files that do not exist. The language
