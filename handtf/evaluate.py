@@ -100,8 +100,8 @@ def valid_contexts(max_len):
 
     A substring starts in one of three phases (``aab``, ``aba``, ``baa``).
 
-    >>> valid_contexts(3)
-    [('aa', 'b'), ('ab', 'a'), ('ba', 'a'), ('aab', 'a'), ('aba', 'a'), ('baa', 'b')]
+    >>> valid_contexts(3)[:3]
+    [('aa', 'b'), ('ab', 'a'), ('ba', 'a')]
     """
     _check_max_len(max_len)
     text = PATTERN * (max_len // len(PATTERN) + 2)
