@@ -11,6 +11,7 @@ The hand-made model lives in ``weights``, ``model``, ``tokenizer``,
 blocks of the concepts part in ``nn``, ``decoding`` and ``seq2seq``.
 """
 
+from .compiler import CompiledPattern, compile_pattern
 from .decoding import (
     apply_temperature,
     beam_search,
