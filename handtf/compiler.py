@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .nn import _check_int
+from .weights import _as_dtype
 
 LG = 1024  # the score of the wanted key, and the logit of the right answer
 SWITCH = 8  # gelu(8) == 8 and gelu(-8) == 0 exactly: GELU as an on/off switch
@@ -235,14 +236,6 @@ class Layout:
             "c_proj": {"w": out, "b": np.zeros(self.n_embd)},  # [n_hidden, n_embd], [n_embd]
         }
     # --8<-- [end:lookup_table]
-
-
-def _as_dtype(tree, dtype):
-    if isinstance(tree, dict):
-        return {key: _as_dtype(value, dtype) for key, value in tree.items()}
-    if isinstance(tree, list):
-        return [_as_dtype(value, dtype) for value in tree]
-    return tree.astype(dtype)
 
 
 def _check_pattern(pattern):
