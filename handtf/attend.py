@@ -234,15 +234,20 @@ def check_attend_heads(q, k, v, n_head, mask):
     return {"q": q, "k": k, "v": v, "n_head": n_head, "mask": check_mask(mask, scores_shape)}
 
 
-def check_mha(x, c_attn, c_proj, n_head):
+def check_self_attention(x, c_attn, c_proj):
+    """x [..., n_seq, n_embd]; c_attn maps n_embd to 3*n_embd (q, k, v side by side), c_proj n_embd to n_embd."""
     x = check_array("x", x, min_ndim=2, shape="[..., n_seq, n_embd]")
     n_embd = x.shape[-1]
     return {
         "x": x,
         "c_attn": check_dense("c_attn", c_attn, n_embd, 3 * n_embd),
         "c_proj": check_dense("c_proj", c_proj, n_embd, n_embd),
-        "n_head": check_n_head(n_head, n_embd),
     }
+
+
+def check_mha(x, c_attn, c_proj, n_head):
+    checked_args = check_self_attention(x, c_attn, c_proj)
+    return checked_args | {"n_head": check_n_head(n_head, checked_args["x"].shape[-1])}
 
 
 def check_multi_head_attention(x, memory, c_q, c_k, c_v, c_proj, n_head, mask):

@@ -252,12 +252,15 @@ def check_mask(mask, scores_shape):
     return mask
 
 
-def check_same_float_dtype(**arrays):
-    """Arrays that meet in one computation must share a float dtype, or float64 silently wins."""
-    dtypes = {name: array.dtype for name, array in arrays.items()}
-    if len(set(dtypes.values())) > 1:
-        listed = ", ".join(f"{name} {dtype}" for name, dtype in dtypes.items())
-        raise TypeError(f"the weights must all have one float dtype, got {listed}")
+def check_float_dtype(name, dtype):
+    """A numpy floating dtype (float16, float32 or float64)."""
+    try:
+        dtype = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"{name} must be a floating-point type such as np.float16/32/64, got {dtype!r}") from None
+    if dtype.kind != "f":
+        raise TypeError(f"{name} must be a floating-point type such as float16/32/64, got {dtype}")
+    return dtype
 
 
 def check_scores(name, x, min_ndim=1):

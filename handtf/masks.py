@@ -6,7 +6,7 @@ number hides it, because its ``exp`` is 0.
 
 import numpy as np
 
-from .checks import check_positive_int, checked
+from .checks import check_float_dtype, check_positive_int, checked
 
 
 # a score that exp() turns into 0, with room to add a score without overflowing to -inf
@@ -68,12 +68,9 @@ def padding_mask(key_is_pad, n_q=1, dtype=np.float64):
 
 def check_dtype(dtype):
     try:
-        dtype = np.dtype(dtype)
+        return check_float_dtype("dtype", dtype)
     except TypeError:
-        raise TypeError(f"dtype must be a numpy floating type such as np.float32, got {dtype!r}") from None
-    if dtype.kind != "f":
-        raise TypeError(f"a mask needs a floating dtype, got {dtype} (use float16, float32 or float64)")
-    return dtype
+        raise TypeError(f"a mask needs a floating dtype, got {dtype!r} (use float16, float32 or float64)") from None
 
 
 def check_causal_mask(n_seq, dtype):

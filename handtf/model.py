@@ -14,7 +14,7 @@ function passes what it computes to ``record`` (by default it keeps nothing);
 
 import numpy as np
 
-from .attend import attention
+from .attend import attention, check_self_attention
 from .checks import check_array, check_callable, check_dense, check_ids, check_keys, checked
 from .layers import linear
 from .masks import causal_mask
@@ -73,14 +73,7 @@ def check_attn(name, attn, n_embd):
 
 
 def check_causal_self_attention(x, c_attn, c_proj, record):
-    x = check_array("x", x, min_ndim=2, shape="[..., n_seq, n_embd]")
-    n_embd = x.shape[-1]
-    return {
-        "x": x,
-        "c_attn": check_dense("c_attn", c_attn, n_embd, 3 * n_embd),
-        "c_proj": check_dense("c_proj", c_proj, n_embd, n_embd),
-        "record": check_callable("record", record),
-    }
+    return check_self_attention(x, c_attn, c_proj) | {"record": check_callable("record", record)}
 
 
 def check_transformer_block(x, attn, record):

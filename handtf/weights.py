@@ -11,7 +11,7 @@ Every row of the embedding space has one job, written as a label::
 
 import numpy as np
 
-from .checks import checked
+from .checks import check_float_dtype, checked
 from .model import check_model, gpt
 
 N_CTX = 5  # context length: the model sees at most 5 tokens
@@ -160,13 +160,7 @@ check_c_proj_weights = check_c_attn_weights
 
 
 def check_build_model(lg, dtype):
-    lg = check_lg(lg)
-    try:
-        dtype = np.dtype(dtype)
-    except TypeError:
-        raise TypeError(f"dtype must be a floating-point type such as np.float16/32/64, got {dtype!r}") from None
-    if dtype.kind != "f":
-        raise TypeError(f"dtype must be a floating-point type such as float16/32/64, got {dtype}")
+    lg, dtype = check_lg(lg), check_float_dtype("dtype", dtype)
     with np.errstate(over="ignore"):
         model = build_model.__wrapped__(lg, dtype)
     try:
