@@ -70,7 +70,8 @@ def check_dtype(dtype):
     try:
         return check_float_dtype("dtype", dtype)
     except TypeError:
-        raise TypeError(f"a mask needs a floating dtype, got {dtype!r} (use float16, float32 or float64)") from None
+        shown = np.dtype(dtype) if isinstance(dtype, type) and issubclass(dtype, np.generic) else repr(dtype)
+        raise TypeError(f"a mask needs a floating dtype, got {shown} (use float16, float32 or float64)") from None
 
 
 def check_causal_mask(n_seq, dtype):
