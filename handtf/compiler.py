@@ -28,8 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .nn import _check_int
-from .weights import _as_dtype
+from .checks import check_int
+from .weights import as_dtype
 
 LG = 1024  # the score of the wanted key, and the logit of the right answer
 SWITCH = 8  # gelu(8) == 8 and gelu(-8) == 0 exactly: GELU as an on/off switch
@@ -144,7 +144,7 @@ def compile_pattern(pattern, n_ctx=None, dtype=np.float64):
         k=k,
         n_ctx=n_ctx,
         n_head=k,
-        weights=_as_dtype(weights, dtype),
+        weights=as_dtype(weights, dtype),
         embed_labels=layout.labels,
         hidden_labels=tuple(f"{window}→{nxt}" for window, nxt in phases(pattern, k)),
     )
@@ -276,7 +276,7 @@ def _check_fits(pattern, chars, k, n_ctx):
             f"the last {k} characters of ({name})* are needed to decide the next, one attention head each; "
             f"the design supports at most {GPT2_SMALL['n_head']} (GPT-2 small's heads)"
         )
-    _check_int("n_ctx", n_ctx)
+    check_int("n_ctx", n_ctx)
     if not k <= n_ctx <= GPT2_SMALL["n_ctx"]:
         raise ValueError(
             f"n_ctx must be {k} to {GPT2_SMALL['n_ctx']}: the last {k} characters of ({name})* decide "

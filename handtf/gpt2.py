@@ -10,7 +10,8 @@ where a model has them and skipped where it leaves them out.
 
 import numpy as np
 
-from .nn import ffn, layer_norm, mha
+from .attend import mha
+from .layers import ffn, layer_norm
 
 
 # --8<-- [start:gpt2]
