@@ -33,7 +33,6 @@ CODE_NUMBER = re.compile(r"\d[\d_]*(?:\.\d+)?(?:e[+-]?\d+)?")
 EXCEPTIONS = {
     ("concepts/encoder-decoder.md", "3.4"): "section 3.4 of the paper",
     ("concepts/positions.md", "1024"): "GPT-2's context length, quoted from the released model",
-    ("concepts/feed-forward.md", "768"): "GPT-2 small's width, quoted from the released model",
     ("concepts/feed-forward.md", "3072"): "GPT-2 small's feed-forward width, quoted from the released model",
     ("index.md", "3.11"): "the Python version the site needs",
 }

@@ -358,7 +358,7 @@ def lookup():
     """Attention as a soft lookup: a query scores every key, softmax makes weights, the answer averages the values."""
     query = 4 * np.array([0, 0, 0, 0, 0, 1.0])  # 4 * sour
     weights = handtf.attention_weights(query[None, :], FRUIT_KEYS)[0]  # [n_k]
-    answer = float(handtf.scaled_dot_product_attention(query[None, :], FRUIT_KEYS, FRUIT_PRICES[:, None])[0, 0])
+    answer = float(handtf.attention(query[None, :], FRUIT_KEYS, FRUIT_PRICES[:, None])[0, 0])
     fig = plt.figure(figsize=(8.4, 3.9))
     cell = 0.42 / 3.9  # a row's height as a fraction of the figure
     bottom = 0.1
