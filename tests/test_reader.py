@@ -12,8 +12,10 @@ its defect is put back:
   ``white-space: pre-wrap`` rule removed (the block scrolls sideways);
 - copy: ``assets/reader/copy-pycon.js`` removed from ``extra_javascript`` (the prompts
   and outputs are copied);
-- weight: a page heavier than 300 KB (the notebook page with mkdocs-jupyter's
-  inline JupyterLab stylesheet was 703 KB).
+- notebook: its page heavier than 300 KB (with mkdocs-jupyter's inline JupyterLab
+  stylesheet it was 703 KB), its heading unlike its nav title, nbconvert's
+  English placeholder as the plot's alt text, or cells without the site's copy
+  button.
 """
 
 import doctest
@@ -140,7 +142,7 @@ def copied_texts(page):
     page.evaluate("""() => { window.copied = [];
         document.addEventListener('copy', e => window.copied.push(
             e.target && e.target.value !== undefined ? e.target.value : String(document.getSelection())), true); }""")
-    buttons = page.locator(".md-content .language-pycon button.md-clipboard")
+    buttons = page.locator('.md-content .language-pycon button[data-md-type="copy"]')
     for i in range(buttons.count()):
         buttons.nth(i).click()
     return page.evaluate("window.copied")
@@ -165,10 +167,35 @@ def test_the_copy_button_copies_the_code_without_prompts_or_output(browser, base
         assert ">>>" not in text
 
 
-def test_no_page_weighs_more_than_300_kb(built_site):
-    heavy = {str(p.relative_to(built_site)): p.stat().st_size for p in Path(built_site).rglob("*.html")}
-    heavy = {name: size for name, size in heavy.items() if size > PAGE_LIMIT}
+def test_the_notebook_pages_weigh_at_most_300_kb(built_site):
+    notebooks = {
+        str(p.relative_to(built_site)): p.stat().st_size
+        for p in Path(built_site).rglob("*.html")
+        if 'class="jupyter-wrapper"' in p.read_text(encoding="utf-8")
+    }
+    assert len(notebooks) >= 2, "both languages have a notebook page"
+    heavy = {name: size for name, size in notebooks.items() if size > PAGE_LIMIT}
     assert not heavy, heavy
+
+
+def test_the_notebook_page_looks_like_the_site(crawl, base_url):
+    """Its heading is its nav title, its plot is described in its language, its cells have the site's copy button."""
+    for language, title, script in [("", "Playground notebook", "Latin"), ("zh/", "动手实验笔记本", "Han")]:
+        visit = crawl[base_url + language + "concepts/playground/"][0]
+        facts = visit.page.evaluate("""() => ({
+            h1: document.querySelector('.md-content h1').textContent.replace('¶', '').trim(),
+            nav: document.querySelector('.md-nav__link--active').textContent.trim(),
+            alts: [...document.querySelectorAll('.jupyter-wrapper img')].map(i => i.alt),
+            cells: document.querySelectorAll('.jupyter-wrapper .highlight pre > code').length,
+            buttons: document.querySelectorAll('.jupyter-wrapper .highlight button[data-md-type="copy"]').length,
+            prompts: [...document.querySelectorAll('.jupyter-wrapper .jp-InputPrompt')].filter(e => e.offsetParent).length,
+        })""")
+        assert facts["h1"] == facts["nav"] == title, facts
+        assert facts["alts"], facts
+        assert all("No description" not in alt for alt in facts["alts"]), facts["alts"]
+        chinese = [bool(re.search("[\u4e00-\u9fff]", alt)) for alt in facts["alts"]]
+        assert all(chinese) if script == "Han" else not any(chinese), facts["alts"]
+        assert facts["cells"] >= 5 and facts["buttons"] == facts["cells"] and facts["prompts"] == 0, facts
 
 
 LINK = re.compile(r"\]\(([^)\s#]+\.(?:md|ipynb))(?:#[^)]*)?\)")
