@@ -35,6 +35,7 @@ def citation(version=handtf.__version__):
         "title": cff["title"],
         "authors": " and ".join(a.get("name") or f"{a['given-names']} {a['family-names']}" for a in cff["authors"]),
         "year": released.year,
+        "released": released.isoformat(),
         "cff_version": str(cff["version"]),
     }
 
