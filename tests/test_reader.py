@@ -6,10 +6,12 @@ Every check runs on the built site (the shared ``crawl`` at Playwright's default
 its defect is put back:
 
 - figures: a figure scaled below 10 CSS px text at 1280 px (e.g. the old 24-column
-  ``c_attn`` at 8 pt in an 8.8 in figure) or below 8 px at 390 px (the rule in
-  extra.css that keeps 70% of the natural size on phones removed);
-- listings: a 24-column ``show`` printed whole (``.go`` lines wrap), or the
-  ``white-space: pre-wrap`` rule removed (the block scrolls sideways);
+  ``c_attn`` at 8 pt in an 8.8 in figure) or below 8 px at 390 px (without the
+  rule in extra.css that keeps 70% of the natural size on phones, ``c_attn``
+  shows 5.5 px text);
+- listings: a 24-column ``show`` printed whole (an output line never wraps, so
+  the block scrolls), or the ``white-space: pre-wrap`` rule removed (17 blocks
+  of the attention page scroll sideways);
 - copy: ``assets/reader/copy-pycon.js`` removed from ``extra_javascript`` (the prompts
   and outputs are copied);
 - notebook: its page heavier than 300 KB (with mkdocs-jupyter's inline JupyterLab
@@ -97,7 +99,7 @@ LISTING_FACTS = """() => [...document.querySelectorAll('.md-content .language-py
     const code = pre.querySelector('code');
     const line = parseFloat(getComputedStyle(code).lineHeight);
     return {
-        scrolls: pre.scrollWidth > pre.clientWidth + 1,
+        scrolls: pre.scrollWidth > pre.clientWidth + 1 || code.scrollWidth > code.clientWidth + 1,
         wrapped: [...code.querySelectorAll(':scope > span')]
             .filter(span => span.querySelector('.go') && span.getBoundingClientRect().height > 1.5 * line)
             .map(span => span.textContent.slice(0, 40)),
@@ -139,6 +141,7 @@ COPY_PAGES = ["concepts/lookup/", "attention/", "concepts/encoder-decoder/"]  # 
 
 def copied_texts(page):
     """Click every copy button of the page's >>> examples; what each put on the clipboard."""
+    page.evaluate("() => document.querySelectorAll('.md-content details').forEach(d => { d.open = true; })")
     page.evaluate("""() => { window.copied = [];
         document.addEventListener('copy', e => window.copied.push(
             e.target && e.target.value !== undefined ? e.target.value : String(document.getSelection())), true); }""")
