@@ -86,10 +86,7 @@ def _figure_colours():
     scripts = str(Path(__file__).resolve().parent.parent / "scripts")
     if scripts not in sys.path:
         sys.path.insert(0, scripts)
-    try:
-        from figures import common  # scripts/figures/common.py, which every figure uses
-    except ImportError:  # before the figures were split by part of the site
-        import render_figures as common
+    from figures import common  # scripts/figures/common.py, which every figure uses
 
     cmap = common.CMAP
     entries = [cmap(i) for i in range(cmap.N)]  # the look-up table, one RGBA per entry

@@ -133,7 +133,16 @@ export function contextWindow(context) {
 
 // [n, m] @ [m, p] -> [n, p]
 function matmul(x, w) {
-  return x.map((row) => w[0].map((_, j) => row.reduce((sum, xi, i) => sum + xi * w[i][j], 0)));
+  const p = w[0].length;
+  return x.map((row) => {
+    const out = new Array(p).fill(0);
+    for (let i = 0; i < row.length; i++) {
+      const xi = row[i];
+      const wi = w[i];
+      for (let j = 0; j < p; j++) out[j] += xi * wi[j];
+    }
+    return out;
+  });
 }
 
 // [n, m] -> [m, n]
@@ -216,10 +225,15 @@ export function buildModel(lg = LG) {
 
 /** `handtf.gpt`: token ids [n_seq] (or a batch [n_batch][n_seq]) -> logits [n_seq][n_vocab]. */
 export function gpt(tokens, model = MODEL) {
-  const [nVocab, nCtx] = checkModel(model);
+  const sizes = checkModel(model);
   if (Array.isArray(tokens) && tokens.length && Array.isArray(tokens[0])) {
-    return tokens.map((sequence) => gpt(sequence, model));
+    return tokens.map((sequence) => logitsOf(sequence, model, sizes));
   }
+  return logitsOf(tokens, model, sizes);
+}
+
+// the logits of one sequence, for a model already checked (sizes = checkModel(model))
+function logitsOf(tokens, model, [nVocab, nCtx]) {
   checkTokens(tokens, nVocab, nCtx);
   return forward(tokens, model).logits;
 }
@@ -257,14 +271,18 @@ export function argmax(row) {
 
 /** `handtf.next_token_probs`: the probability of each token after `context`. */
 export function nextTokenProbs(context, model = MODEL) {
-  const logits = gpt(contextWindow(context), model);
+  const logits = logitsOf(contextWindow(context), model, checkModel(model));
   const [probs] = softmax([logits[logits.length - 1]]);
   return Object.fromEntries(CHARS.map((char, i) => [char, probs[i]]));
 }
 
 /** `handtf.predict`: the most likely next character after `context`. */
 export function predict(context, model = MODEL) {
-  const logits = gpt(contextWindow(context), model);
+  return predictChecked(context, model, checkModel(model));
+}
+
+function predictChecked(context, model, sizes) {
+  const logits = logitsOf(contextWindow(context), model, sizes);
   return CHARS[argmax(logits[logits.length - 1])];
 }
 
@@ -273,8 +291,9 @@ export function complete(context, maxNewTokens = 10, model = MODEL) {
   checkInteger("maxNewTokens", maxNewTokens);
   if (maxNewTokens < 0) throw new Error(`maxNewTokens must be 0 or more, got ${maxNewTokens}`);
   contextWindow(context); // refuse an empty or invalid context before the loop
+  const sizes = checkModel(model);
   let text = context;
-  for (let i = 0; i < maxNewTokens; i++) text += predict(text.slice(-N_CTX), model);
+  for (let i = 0; i < maxNewTokens; i++) text += predictChecked(text.slice(-N_CTX), model, sizes);
   return text;
 }
 
@@ -282,7 +301,7 @@ export function complete(context, maxNewTokens = 10, model = MODEL) {
 export function verify(maxLen = VERIFY_MAX_LEN, model = MODEL) {
   checkInteger("maxLen", maxLen);
   if (maxLen < 2) throw new Error(`maxLen must be at least 2 (the shortest valid context), got ${maxLen}`);
-  checkModel(model);
+  const sizes = checkModel(model);
   const text = PATTERN.repeat(Math.floor(maxLen / PATTERN.length) + 2);
   const cache = new Map(); // window -> logits: a long (aab)* text has few distinct windows
   let checked = 0;
@@ -296,7 +315,7 @@ export function verify(maxLen = VERIFY_MAX_LEN, model = MODEL) {
       const start = Math.max(n - width, 0);
       const window = tokens.slice(start, start + width);
       const key = window.join();
-      if (!cache.has(key)) cache.set(key, gpt(window, model));
+      if (!cache.has(key)) cache.set(key, logitsOf(window, model, sizes));
       const row = cache.get(key)[n - 1 - start];
       const expected = tokens[n];
       const margin = row[expected] - row[1 - expected];
@@ -363,6 +382,12 @@ export function cellColours(value, norm) {
   const index = Math.min(Math.floor(x * n), n - 1);
   return { fill: COLOURS.lut[index], text: COLOURS.text[index] };
 }
+
+function deepFreeze(tree) {
+  if (tree && typeof tree === "object") Object.values(tree).forEach(deepFreeze);
+  return Object.freeze(tree);
+}
+deepFreeze(MODEL); // shared by every caller: nobody may change the hand-set weights in place
 
 if (typeof window !== "undefined") {
   window.handtf = Object.freeze({

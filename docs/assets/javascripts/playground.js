@@ -197,13 +197,16 @@ const QKV_GROUPS = [["q", 0, 8], ["k", 8, 8], ["v", 16, 8]];
  * One labelled heat map as an HTML table. `keys(i, j)` names an editable cell;
  * `edited` holds the keys that differ from the hand-set model.
  */
-function heatmap({ name, title, matrix, rows, cols, groups, keys, edited, label, shape }) {
+function heatmap(spec) {
+  const { name, title, matrix, rows, cols, groups, keys, edited, label } = spec;
+  const [nRows, nCols] = spec.visible || [matrix.length, matrix[0].length];
+  const hide = (shown) => (shown ? "" : " hidden");
   const norm = H.divergingNorm(matrix);
   const head = groups
     ? `<tr><td></td>${groups.map(([text, , width]) => `<th scope="colgroup" colspan="${width}" class="handtf-group">${escape(text)}</th>`).join("")}</tr>`
     : "";
   const groupStart = new Set((groups || []).map(([, first]) => first).filter(Boolean));
-  const colHead = `<tr><td></td>${cols.map((c, j) => `<th scope="col"${groupStart.has(j) ? ' class="handtf-split"' : ""}>${escape(c)}</th>`).join("")}</tr>`;
+  const colHead = `<tr><td></td>${cols.map((c, j) => `<th scope="col"${groupStart.has(j) ? ' class="handtf-split"' : ""}${hide(j < nCols)}>${escape(c)}</th>`).join("")}</tr>`;
   const body = matrix
     .map((row, i) => {
       const cells = row
@@ -215,33 +218,53 @@ function heatmap({ name, title, matrix, rows, cols, groups, keys, edited, label,
           const extra = keys
             ? ` role="gridcell" tabindex="-1" data-key="${keys(i, j)}" data-row="${i}" data-col="${j}" aria-label="${escape(label(i, j))}"`
             : "";
-          return `<td${classes ? ` class="${classes}"` : ""} style="background:${fill};color:${text}"${extra}>${H.cellText(value)}</td>`;
+          return `<td${classes ? ` class="${classes}"` : ""} data-fill="${fill}" style="background:${fill};color:${text}"${extra}${hide(j < nCols)}>${H.cellText(value)}</td>`;
         })
         .join("");
       const bias = keys && i === matrix.length - 1 ? ' class="handtf-bias"' : "";
-      return `<tr${bias}><th scope="row">${escape(rows[i])}</th>${cells}</tr>`;
+      return `<tr${bias}${hide(i < nRows)}><th scope="row">${escape(rows[i])}</th>${cells}</tr>`;
     })
     .join("");
   const role = keys ? ' role="grid"' : "";
   return (
-    `<figure class="handtf-map" data-name="${name}">` +
-    `<figcaption><code>${escape(title)}</code> <span class="handtf-shape">${shape || shapeOf(matrix)}</span></figcaption>` +
+    `<figure class="handtf-map" data-name="${name}" data-shape="${shapeOf(matrix)}">` +
+    `<figcaption><code>${escape(title)}</code> <span class="handtf-shape">${shapeText(spec)}</span></figcaption>` +
     `<div class="handtf-scroll"><table class="handtf-table"${role} aria-label="${escape(title)}"><thead>${head}${colHead}</thead><tbody>${body}</tbody></table></div>` +
     `</figure>`
   );
 }
 
+function shapeText({ shape, visible, matrix }) {
+  return shape || (visible ? `[${visible[0]}\u00d7${visible[1]}]` : shapeOf(matrix));
+}
+
+// A map of a trace always has N_CTX rows (and N_CTX columns if its columns are positions),
+// the ones beyond the context hidden: a longer or shorter context then redraws it in place.
+function padded(spec) {
+  const [nRows, nCols] = [spec.matrix.length, spec.matrix[0].length];
+  const square = spec.cols === spec.rows; // the columns are the positions too
+  const rows = H.N_CTX;
+  const cols = square ? H.N_CTX : nCols;
+  const fill = (list, n, value) => [...list, ...Array(n - list.length).fill(value)];
+  return {
+    ...spec,
+    visible: [nRows, nCols],
+    matrix: fill(spec.matrix.map((row) => fill(row, cols, NaN)), rows, Array(cols).fill(NaN)),
+    rows: fill(spec.rows, rows, ""),
+    cols: fill(spec.cols, cols, ""),
+  };
+}
+
 // the intermediates of a trace, with the figures' titles and labels
 function intermediates(t) {
-  const rows = rowLabels(t.context);
   const E = H.EMBED_LABELS;
   return {
     embedding: { title: "wte[tokens] + wpe", matrix: t.embedding, cols: E },
     qkv: { title: "qkv = x @ w + b", matrix: t.qkv, cols: [...E, ...E, ...E], groups: QKV_GROUPS },
-    scores: { title: "q·kᵀ", matrix: t.scores, cols: rows },
-    scaled_scores: { title: "q·kᵀ/√8", matrix: t.scaled_scores, cols: rows },
-    mask: { title: "mask", matrix: t.mask, cols: rows },
-    attention_weights: { title: "softmax(q·kᵀ/√8 + mask)", matrix: t.attention_weights, cols: rows },
+    scores: { title: "q·kᵀ", matrix: t.scores, cols: "rows" },
+    scaled_scores: { title: "q·kᵀ/√8", matrix: t.scaled_scores, cols: "rows" },
+    mask: { title: "mask", matrix: t.mask, cols: "rows" },
+    attention_weights: { title: "softmax(q·kᵀ/√8 + mask)", matrix: t.attention_weights, cols: "rows" },
     attention_output: { title: "softmax(·) @ v", matrix: t.attention_output, cols: E },
     projection: { title: "c_proj", matrix: t.projection, cols: E },
     residual: { title: "x + c_proj(·)", matrix: t.residual, cols: E },
@@ -253,24 +276,83 @@ function intermediates(t) {
 function drawMaps(container, t, names) {
   const all = intermediates(t);
   const rows = rowLabels(t.context);
-  container.innerHTML = names.map((name) => heatmap({ name, rows, ...all[name] })).join("");
-  markScrollable(container);
+  draw(container, names.map((name) => padded({ name, ...all[name], rows, cols: all[name].cols === "rows" ? rows : all[name].cols })));
 }
 
-// a map wider than the page scrolls sideways, and can then be scrolled with the keyboard
-function markScrollable(container) {
-  for (const scroll of container.querySelectorAll(".handtf-scroll")) {
-    if (scroll.querySelector("[role=grid]")) continue;
-    if (scroll.scrollWidth > scroll.clientWidth + 1) {
-      scroll.tabIndex = 0;
-      scroll.setAttribute("role", "region");
-      scroll.setAttribute("aria-label", scroll.previousElementSibling ? scroll.previousElementSibling.textContent : "");
-    } else {
-      scroll.removeAttribute("tabindex");
-      scroll.removeAttribute("role");
-      scroll.removeAttribute("aria-label");
-    }
-  }
+// Heat maps into `container`: in place when the maps there have the same names and shapes
+// (a redraw then changes only the cells whose value changed), anew otherwise.
+function draw(container, specs) {
+  const figures = [...container.children];
+  const same =
+    figures.length === specs.length &&
+    specs.every((spec, i) => figures[i].dataset.name === spec.name && figures[i].dataset.shape === shapeOf(spec.matrix));
+  if (same) specs.forEach((spec, i) => update(figures[i], spec));
+  else container.innerHTML = specs.map(heatmap).join("");
+  markScrollable();
+}
+
+function update(figure, spec) {
+  const { matrix, rows, cols, keys, edited } = spec;
+  const [nRows, nCols] = spec.visible || [matrix.length, matrix[0].length];
+  const norm = H.divergingNorm(matrix);
+  setText(figure.querySelector(".handtf-shape"), shapeText(spec));
+  const rowHeads = figure.querySelectorAll("tbody th");
+  rows.forEach((label, i) => {
+    setText(rowHeads[i], label);
+    setHidden(rowHeads[i].parentElement, i >= nRows);
+  });
+  const colHeads = figure.querySelectorAll("thead tr:last-child th");
+  cols.forEach((label, j) => {
+    setText(colHeads[j], label);
+    setHidden(colHeads[j], j >= nCols);
+  });
+  const cells = figure.querySelectorAll("tbody td");
+  let k = 0;
+  matrix.forEach((row, i) =>
+    row.forEach((value, j) => {
+      const cell = cells[k++];
+      setHidden(cell, j >= nCols);
+      const { fill, text } = H.cellColours(value, norm);
+      setText(cell, H.cellText(value));
+      if (cell.dataset.fill !== fill) {
+        cell.dataset.fill = fill;
+        cell.style.background = fill;
+        cell.style.color = text;
+      }
+      if (keys) cell.classList.toggle("handtf-edited", edited.has(keys(i, j)));
+    }),
+  );
+}
+
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+function setHidden(node, hidden) {
+  if (node.hidden !== hidden) node.hidden = hidden;
+}
+
+// A map wider than the page scrolls sideways, and can then be scrolled with the keyboard.
+// Measured once per frame, after the redraw, all reads before all writes (no layout thrashing).
+let scrollCheck = 0;
+function markScrollable() {
+  if (scrollCheck) return;
+  scrollCheck = requestAnimationFrame(() => {
+    scrollCheck = 0;
+    const scrolls = [...document.querySelectorAll(".handtf-scroll")].filter((s) => !s.querySelector("[role=grid]"));
+    const wide = scrolls.map((scroll) => scroll.scrollWidth > scroll.clientWidth + 1);
+    scrolls.forEach((scroll, i) => {
+      if (wide[i]) {
+        scroll.tabIndex = 0;
+        scroll.setAttribute("role", "region");
+        scroll.setAttribute("aria-label", scroll.previousElementSibling.textContent);
+      } else {
+        scroll.removeAttribute("tabindex");
+        scroll.removeAttribute("role");
+        scroll.removeAttribute("aria-label");
+      }
+    });
+  });
 }
 
 // ------------------------------------------------------------ controls
@@ -366,18 +448,18 @@ function weightMaps(t, state, model) {
   const rows = [...E, t.bias];
   const editable = (param) => (i, j) => (i < H.N_EMBED ? `${param}.w.${i}.${j}` : `${param}.b.${j}`);
   const label = (param, cols) => (i, j) => t.cell(param, rows[i], cols[j]);
-  return (
-    heatmap({
+  return [
+    {
       name: "c_attn", title: "c_attn w, b", matrix: [...attn.c_attn.w, attn.c_attn.b], rows, cols: [...E, ...E, ...E],
       groups: QKV_GROUPS, keys: editable("c_attn"), edited: state.edits, label: label("c_attn", H.QKV_LABELS),
       shape: `w [${H.N_EMBED}\u00d7${3 * H.N_EMBED}], b [${3 * H.N_EMBED}]`,
-    }) +
-    heatmap({
+    },
+    {
       name: "c_proj", title: "c_proj w, b", matrix: [...attn.c_proj.w, attn.c_proj.b], rows, cols: E,
       keys: editable("c_proj"), edited: state.edits, label: label("c_proj", E),
       shape: `w [${H.N_EMBED}\u00d7${H.N_EMBED}], b [${H.N_EMBED}]`,
-    })
-  );
+    },
+  ];
 }
 
 /** Arrow keys move within a grid (one tab stop per grid); Enter or a digit edits a cell. */
@@ -486,7 +568,7 @@ function gridKeyboard(container, onCommit, t, root) {
     for (const grid of container.querySelectorAll("table[role=grid]")) {
       const target = (focusKey && grid.querySelector(`td[data-key="${focusKey}"]`)) || grid.querySelector("td[data-key]");
       target.tabIndex = 0;
-      if (hadFocus && focusKey && target.dataset.key === focusKey) target.focus();
+      if (hadFocus && focusKey && target.dataset.key === focusKey) target.focus({ preventScroll: true });
     }
   };
 }
@@ -525,6 +607,7 @@ function mountPlayground(root, t) {
     state.edits.set(key, value);
     if (value === baseValue(key)) state.edits.delete(key); // back to the hand-set value: no longer an edit
     say(root, "");
+    delete weights.dataset.drawn; // the edited cell holds an input: draw the weights again in any case
     render(true);
   }, t, root);
 
@@ -539,11 +622,21 @@ function mountPlayground(root, t) {
     const trace = H.trace(state.context, model);
     root.querySelector(".handtf-prediction").textContent = predictionText(t, trace);
     root.querySelector(".handtf-completion").innerHTML = completionHTML(state.context, model);
-    root.querySelector(".handtf-check").innerHTML = checkHTML(t, H.verify(state.maxLen, model), state.maxLen);
+    const checkKey = stateToQuery({ ...state, context: "" }); // the check does not depend on the context
+    const check = root.querySelector(".handtf-check");
+    if (check.dataset.drawn !== checkKey) {
+      check.innerHTML = checkHTML(t, H.verify(state.maxLen, model), state.maxLen);
+      check.dataset.drawn = checkKey;
+    }
     root.querySelector(".handtf-edits").textContent = state.edits.size ? t.edited(state.edits.size) : "";
-    weights.innerHTML = weightMaps(t, state, model);
-    restore(keepFocus);
+    const weightsKey = stateToQuery({ ...state, context: "", maxLen: H.VERIFY_MAX_LEN }); // Lg and the edits
+    const redrawWeights = weights.dataset.drawn !== weightsKey;
+    if (redrawWeights) {
+      draw(weights, weightMaps(t, state, model));
+      weights.dataset.drawn = weightsKey;
+    }
     drawMaps(root.querySelector(".handtf-intermediates"), trace, Object.keys(intermediates(trace)));
+    if (redrawWeights) restore(keepFocus); // last: focusing lays the page out, once every change is made
     const query = stateToQuery(state);
     if (window.location.search !== query) {
       window.history.replaceState(null, "", window.location.pathname + query + window.location.hash);
@@ -705,7 +798,7 @@ function mountAll() {
     root.classList.add("handtf-widget");
     mount(root, t);
   }
-  window.addEventListener("resize", () => document.querySelectorAll(".handtf-maps").forEach(markScrollable));
+  window.addEventListener("resize", markScrollable);
 }
 
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mountAll);
