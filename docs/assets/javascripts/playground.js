@@ -440,6 +440,44 @@ function playgroundLink(root, state) {
   link.setAttribute("href", link.dataset.base + stateToQuery(state));
 }
 
+// the context field: a valid context redraws, an invalid one explains itself
+function wireContext(root, t, state, render) {
+  const input = root.querySelector(".handtf-context");
+  input.addEventListener("input", () => {
+    const { value, error } = readContext(input, t);
+    say(root, error);
+    if (error) return;
+    state.context = value;
+    render();
+  });
+}
+
+// the Lg slider (log2 scale) and the Lg field, kept in step; returns setLg(value) for a reset
+function wireLg(root, t, state, render) {
+  const slider = root.querySelector(".handtf-lg-slider");
+  const field = root.querySelector(".handtf-lg");
+  function show(lg, moveSlider) {
+    state.lg = lg;
+    field.value = H.formatNumber(lg);
+    field.removeAttribute("aria-invalid");
+    if (moveSlider) slider.value = String(Math.log2(lg));
+    slider.setAttribute("aria-valuetext", `Lg = ${H.formatNumber(lg)}`);
+  }
+  slider.addEventListener("input", () => {
+    show(2 ** Number(slider.value), false);
+    say(root, "");
+    render();
+  });
+  field.addEventListener("change", () => {
+    const { value, error } = readLg(field, t);
+    say(root, error);
+    if (error) return;
+    show(value, true);
+    render();
+  });
+  return (lg) => show(lg, true);
+}
+
 // ------------------------------------------------------------ the editable weights (an ARIA grid)
 
 function weightMaps(t, state, model) {
@@ -598,9 +636,6 @@ function mountPlayground(root, t) {
     `<h3 class="handtf-heading">${t.intermediates}</h3>` +
     `<div class="handtf-intermediates handtf-maps"></div>`;
 
-  const contextInput = root.querySelector(".handtf-context");
-  const slider = root.querySelector(".handtf-lg-slider");
-  const lgInput = root.querySelector(".handtf-lg");
   const maxLenInput = root.querySelector(".handtf-max-len");
   const weights = root.querySelector(".handtf-weights");
   const restore = gridKeyboard(weights, (key, value) => {
@@ -641,32 +676,13 @@ function mountPlayground(root, t) {
     if (window.location.search !== query) {
       window.history.replaceState(null, "", window.location.pathname + query + window.location.hash);
     }
+    for (const link of document.querySelectorAll("a[hreflang]")) {
+      link.href = link.href.split("?")[0] + query; // the other language opens the same model
+    }
   }
 
-  contextInput.addEventListener("input", () => {
-    const { value, error } = readContext(contextInput, t);
-    say(root, error);
-    if (error) return;
-    state.context = value;
-    render();
-  });
-  slider.addEventListener("input", () => {
-    state.lg = 2 ** Number(slider.value);
-    lgInput.value = H.formatNumber(state.lg);
-    lgInput.removeAttribute("aria-invalid");
-    slider.setAttribute("aria-valuetext", `Lg = ${H.formatNumber(state.lg)}`);
-    say(root, "");
-    render();
-  });
-  lgInput.addEventListener("change", () => {
-    const { value, error } = readLg(lgInput, t);
-    say(root, error);
-    if (error) return;
-    state.lg = value;
-    slider.value = String(Math.log2(value));
-    slider.setAttribute("aria-valuetext", `Lg = ${H.formatNumber(value)}`);
-    render();
-  });
+  wireContext(root, t, state, render);
+  const setLg = wireLg(root, t, state, render);
   maxLenInput.addEventListener("input", () => {
     const value = parseNumber(maxLenInput.value);
     if (!Number.isInteger(value) || value < 2 || value > MAX_LEN_LIMIT) {
@@ -681,11 +697,7 @@ function mountPlayground(root, t) {
   });
   root.querySelector(".handtf-reset").addEventListener("click", () => {
     state.edits.clear();
-    state.lg = H.LG;
-    slider.value = String(Math.log2(H.LG));
-    slider.setAttribute("aria-valuetext", `Lg = ${H.formatNumber(H.LG)}`);
-    lgInput.value = H.formatNumber(H.LG);
-    lgInput.removeAttribute("aria-invalid");
+    setLg(H.LG);
     say(root, "");
     render();
   });
@@ -693,97 +705,62 @@ function mountPlayground(root, t) {
   render();
 }
 
-function mountAttention(root, t) {
+// A chapter's widget: its controls, then its results; the link inside it leads to the playground.
+function mountSmall(root, t, { context, controls, results, draw }) {
   const link = root.querySelector("a[href]");
-  const state = { ...defaultState(), context: root.dataset.context || "aabaa" };
-  root.insertAdjacentHTML(
-    "afterbegin",
-    contextControl(t, t.context, state.context) +
-      `<p class="handtf-message" role="alert"></p>` +
-      `<p class="handtf-prediction" aria-live="polite"></p><div class="handtf-maps"></div>`,
-  );
-  const input = root.querySelector(".handtf-context");
+  const state = { ...defaultState(), context: root.dataset.context || context };
+  root.insertAdjacentHTML("afterbegin", controls(state) + `<p class="handtf-message" role="alert"></p>` + results);
   function render() {
-    const trace = H.trace(state.context, H.MODEL);
-    root.querySelector(".handtf-prediction").textContent = `${t.prediction}${t.colon}${predictionText(t, trace)}`;
-    drawMaps(root.querySelector(".handtf-maps"), trace, ["attention_weights", "attention_output"]);
+    draw(state);
     playgroundLink(root, state);
   }
-  input.addEventListener("input", () => {
-    const { value, error } = readContext(input, t);
-    say(root, error);
-    if (error) return;
-    state.context = value;
-    render();
-  });
+  if (root.querySelector(".handtf-context")) wireContext(root, t, state, render);
+  if (root.querySelector(".handtf-lg")) wireLg(root, t, state, render);
   if (link) root.appendChild(link.closest("p") || link);
   render();
+}
+
+function mountAttention(root, t) {
+  mountSmall(root, t, {
+    context: "aabaa",
+    controls: (state) => contextControl(t, t.context, state.context),
+    results: `<p class="handtf-prediction" aria-live="polite"></p><div class="handtf-maps"></div>`,
+    draw(state) {
+      const trace = H.trace(state.context, H.MODEL);
+      root.querySelector(".handtf-prediction").textContent = `${t.prediction}${t.colon}${predictionText(t, trace)}`;
+      drawMaps(root.querySelector(".handtf-maps"), trace, ["attention_weights", "attention_output"]);
+    },
+  });
 }
 
 function mountProjection(root, t) {
-  const link = root.querySelector("a[href]");
-  const state = { ...defaultState(), context: root.dataset.context || "aabaa" };
-  root.insertAdjacentHTML(
-    "afterbegin",
-    lgControl(t, state.lg) +
-      `<p class="handtf-message" role="alert"></p>` +
+  mountSmall(root, t, {
+    context: "aabaa",
+    controls: (state) => lgControl(t, state.lg),
+    results:
       `<dl class="handtf-results" aria-live="polite"><dt>${t.prediction}</dt><dd class="handtf-prediction"></dd>` +
       `<dt>${t.check}</dt><dd class="handtf-check"></dd></dl><div class="handtf-maps"></div>`,
-  );
-  const slider = root.querySelector(".handtf-lg-slider");
-  const lgInput = root.querySelector(".handtf-lg");
-  function render() {
-    const model = H.buildModel(state.lg);
-    const trace = H.trace(state.context, model);
-    root.querySelector(".handtf-prediction").textContent = predictionText(t, trace);
-    root.querySelector(".handtf-check").innerHTML = checkHTML(t, H.verify(state.maxLen, model), state.maxLen);
-    drawMaps(root.querySelector(".handtf-maps"), trace, ["residual", "probs"]);
-    playgroundLink(root, state);
-  }
-  slider.addEventListener("input", () => {
-    state.lg = 2 ** Number(slider.value);
-    lgInput.value = H.formatNumber(state.lg);
-    lgInput.removeAttribute("aria-invalid");
-    slider.setAttribute("aria-valuetext", `Lg = ${H.formatNumber(state.lg)}`);
-    say(root, "");
-    render();
+    draw(state) {
+      const model = H.buildModel(state.lg);
+      const trace = H.trace(state.context, model);
+      root.querySelector(".handtf-prediction").textContent = predictionText(t, trace);
+      root.querySelector(".handtf-check").innerHTML = checkHTML(t, H.verify(state.maxLen, model), state.maxLen);
+      drawMaps(root.querySelector(".handtf-maps"), trace, ["residual", "probs"]);
+    },
   });
-  lgInput.addEventListener("change", () => {
-    const { value, error } = readLg(lgInput, t);
-    say(root, error);
-    if (error) return;
-    state.lg = value;
-    slider.value = String(Math.log2(value));
-    render();
-  });
-  if (link) root.appendChild(link.closest("p") || link);
-  render();
 }
 
 function mountCompleting(root, t) {
-  const link = root.querySelector("a[href]");
-  const state = { ...defaultState(), context: root.dataset.context || "bbbbb" };
-  root.insertAdjacentHTML(
-    "afterbegin",
-    contextControl(t, t.prompt, state.context) +
-      `<p class="handtf-message" role="alert"></p>` +
+  mountSmall(root, t, {
+    context: "bbbbb",
+    controls: (state) => contextControl(t, t.prompt, state.context),
+    results:
       `<dl class="handtf-results" aria-live="polite"><dt>${t.completion} <span class="handtf-help">(${t.newTokens(NEW_TOKENS)})</span></dt>` +
       `<dd class="handtf-completion"></dd></dl>`,
-  );
-  const input = root.querySelector(".handtf-context");
-  function render() {
-    root.querySelector(".handtf-completion").innerHTML = completionHTML(state.context, H.MODEL);
-    playgroundLink(root, state);
-  }
-  input.addEventListener("input", () => {
-    const { value, error } = readContext(input, t);
-    say(root, error);
-    if (error) return;
-    state.context = value;
-    render();
+    draw(state) {
+      root.querySelector(".handtf-completion").innerHTML = completionHTML(state.context, H.MODEL);
+    },
   });
-  if (link) root.appendChild(link.closest("p") || link);
-  render();
 }
 
 const WIDGETS = { playground: mountPlayground, attention: mountAttention, projection: mountProjection, completing: mountCompleting };
