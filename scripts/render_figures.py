@@ -1,4 +1,4 @@
-"""Draw every figure of the site from handtf into docs/assets/figures/NAME.svg.
+"""Draw every figure of the site from handtf into docs/assets/figures/NAME.svg and NAME.dark.svg.
 
 The figures are drawn by the package ``scripts/figures/`` (one module per part
 of the site, see its ``__init__``); this script is its command line. The SVGs
@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripts/, where the 
 
 import matplotlib  # noqa: E402
 
-from figures import FIGURE_DIR, FIGURES, check, parse_names, render  # noqa: E402, F401  (render, FIGURES: for tests)
+from figures import FIGURE_DIR, FIGURES, check, files, parse_names, render  # noqa: E402, F401  (render, FIGURES: for tests)
 
 
 def main(argv=None):
@@ -46,9 +46,14 @@ def main(argv=None):
         return 0
     args.out.mkdir(parents=True, exist_ok=True)
     for name in names:
-        data = render(name)
-        (args.out / f"{name}.svg").write_bytes(data)
-        print(f"{name}.svg  {len(data) // 1024} KiB")
+        for file_name, scheme in files(name).items():
+            try:
+                data = render(name, scheme=scheme)
+            except ValueError as error:
+                print(f"render_figures.py: {error}", file=sys.stderr)
+                return 1
+            (args.out / file_name).write_bytes(data)
+            print(f"{file_name}  {len(data) // 1024} KiB")
     print(f"{len(names)} figures in {time.perf_counter() - start:.1f} s")
     return 0
 

@@ -1,14 +1,14 @@
 """Figures of part 1, the hand-made model: its weights and every matrix of the running example."""
 
 import numpy as np
-from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+from matplotlib.patches import FancyArrowPatch
 
 import handtf
 from handtf import EMBED_LABELS, POSITION_LABELS, TOKEN_LABELS
 
 from .common import (
-    CMAP, CONTEXT, GREY, INK, KEPT, MONO, Normalize, bar_values, cell_text, heatmap, matrix_figure, plt,
-    seq_labels, shape_of, the_trace, tidy, trace_figure,
+    CONTEXT, MONO, C, Diagram, Normalize, bar_values, cell_text, heatmap, matrix_figure, plt, seq_labels, shape_of,
+    the_trace, tidy, trace_figure,
 )
 from .registry import figure
 
@@ -16,68 +16,39 @@ from .registry import figure
 @figure("data-flow")
 def data_flow():
     t = the_trace()
-    fig = plt.figure(figsize=(7.6, 8.4))
-    ax = fig.add_axes((0, 0, 1, 1))
-    ax.set_xlim(0, 7.6)
-    ax.set_ylim(0, 8.4)
-    ax.axis("off")
-    boxes = {}
-
-    def box(key, x, y, label, shape, width=1.9, colour="#f4f4f4"):
-        patch = FancyBboxPatch(
-            (x - width / 2, y - 0.26), width, 0.52, boxstyle="round,pad=0.02,rounding_size=0.08",
-            facecolor=colour, edgecolor=INK, linewidth=1.2,
-        )
-        ax.add_patch(patch)
-        ax.text(x, y + 0.07, label, ha="center", va="center", fontsize=10.5, **MONO)
-        ax.text(x, y - 0.15, shape, ha="center", va="center", fontsize=8.5, color=GREY)
-        boxes[key] = (x, y, width)
-
-    def arrow(a, b, label=None, side="right", start=None, end=None):
-        xa, ya, _ = boxes[a]
-        xb, yb, _ = boxes[b]
-        start = start or (xa, ya - 0.27)
-        end = end or (xb, yb + 0.27)
-        ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=12, color=INK, linewidth=1.2))
-        if label:
-            xm, ym = (start[0] + end[0]) / 2, (start[1] + end[1]) / 2
-            dx = 0.12 if side == "right" else -0.12
-            ax.text(xm + dx, ym, label, ha="left" if side == "right" else "right", va="center", fontsize=9.5, color="#1f4e9c", **MONO)
-
+    d = Diagram(7.6, 8.4)
     main = 3.45  # x of the main column
-    box("tokens", main, 7.95, f'"{t.context}"', "tokens " + str(t.tokens.tolist()), width=2.3)
-    box("wte", main - 1.25, 6.95, "wte[tokens]", shape_of(t.token_embedding), width=2.0)
-    box("wpe", main + 1.25, 6.95, "wpe[:5]", shape_of(t.position_embedding), width=2.0)
-    box("x", main, 5.95, "x = wte[·] + wpe[·]", shape_of(t.embedding), width=2.6, colour="#fde0d2")
-    box("qkv", main, 4.95, "qkv = x @ w + b", shape_of(t.qkv), width=2.3)
-    box("q", main - 1.5, 3.95, "q", shape_of(t.q), width=1.1)
-    box("k", main, 3.95, "k", shape_of(t.k), width=1.1)
-    box("v", main + 1.5, 3.95, "v", shape_of(t.v), width=1.1)
-    box("w", main - 0.75, 2.95, "softmax(q·kᵀ/√8 + mask)", shape_of(t.attention_weights), width=3.4)
-    box("a", main, 1.95, "· v", shape_of(t.attention_output), width=1.5)
-    box("res", main, 0.95, "x + c_proj(·)", shape_of(t.residual), width=2.3, colour="#fde0d2")
-    box("logits", main + 2.9, 0.95, "· @ wteᵀ", "logits " + shape_of(t.logits), width=1.9, colour="#d1e5f0")
+    d.box("tokens", main, 7.95, f'"{t.context}"', "tokens " + str(t.tokens.tolist()), width=2.3)
+    d.box("wte", main - 1.25, 6.95, "wte[tokens]", shape_of(t.token_embedding), width=2.0)
+    d.box("wpe", main + 1.25, 6.95, "wpe[:5]", shape_of(t.position_embedding), width=2.0)
+    d.box("x", main, 5.95, "x = wte[·] + wpe[·]", shape_of(t.embedding), width=2.6, fill=C.warm)
+    d.box("qkv", main, 4.95, "qkv = x @ w + b", shape_of(t.qkv), width=2.3)
+    d.box("q", main - 1.5, 3.95, "q", shape_of(t.q), width=1.1)
+    d.box("k", main, 3.95, "k", shape_of(t.k), width=1.1)
+    d.box("v", main + 1.5, 3.95, "v", shape_of(t.v), width=1.1)
+    d.box("w", main - 0.75, 2.95, "softmax(q·kᵀ/√8 + mask)", shape_of(t.attention_weights), width=3.4)
+    d.box("a", main, 1.95, "· v", shape_of(t.attention_output), width=1.5)
+    d.box("res", main, 0.95, "x + c_proj(·)", shape_of(t.residual), width=2.3, fill=C.warm)
+    d.box("logits", main + 2.9, 0.95, "· @ wteᵀ", "logits " + shape_of(t.logits), width=1.9, fill=C.cool)
 
-    arrow("tokens", "wte", start=(main - 0.5, 7.68))
-    arrow("tokens", "wpe", start=(main + 0.5, 7.68))
-    arrow("wte", "x", end=(main - 0.5, 6.22))
-    arrow("wpe", "x", end=(main + 0.5, 6.22))
-    arrow("x", "qkv", "c_attn  w [8×24]")
-    arrow("qkv", "q", start=(main - 0.5, 4.68))
-    arrow("qkv", "k")
-    arrow("qkv", "v", start=(main + 0.5, 4.68))
-    arrow("q", "w", start=(main - 1.5, 3.68), end=(main - 1.5, 3.22))
-    arrow("k", "w", start=(main, 3.68), end=(main, 3.22))
-    arrow("w", "a", start=(main - 0.75, 2.68), end=(main - 0.3, 2.22))
-    arrow("v", "a", start=(main + 1.5, 3.68), end=(main + 0.55, 2.22))
-    arrow("a", "res", "c_proj  w [8×8]")
+    d.arrow((main - 0.5, 7.68), d.top("wte"))
+    d.arrow((main + 0.5, 7.68), d.top("wpe"))
+    d.arrow(d.bottom("wte"), (main - 0.5, 6.22))
+    d.arrow(d.bottom("wpe"), (main + 0.5, 6.22))
+    d.arrow(d.bottom("x"), d.top("qkv"), "c_attn  w [8×24]")
+    d.arrow((main - 0.5, 4.68), d.top("q"))
+    d.arrow(d.bottom("qkv"), d.top("k"))
+    d.arrow((main + 0.5, 4.68), d.top("v"))
+    d.arrow((main - 1.5, 3.68), (main - 1.5, 3.22))
+    d.arrow((main, 3.68), (main, 3.22))
+    d.arrow((main - 0.75, 2.68), (main - 0.3, 2.22))
+    d.arrow((main + 1.5, 3.68), (main + 0.55, 2.22))
+    d.arrow(d.bottom("a"), d.top("res"), "c_proj  w [8×8]")
     # the residual connection: x goes around the attention and is added back
-    skip = dict(color=KEPT, linewidth=1.4)
-    ax.plot([main - 1.3, 0.45, 0.45], [5.95, 5.95, 0.95], **skip)
-    ax.add_patch(FancyArrowPatch((0.45, 0.95), (main - 1.15, 0.95), arrowstyle="-|>", mutation_scale=12, **skip))
-    ax.text(0.55, 3.45, "+ x", ha="left", va="center", fontsize=10.5, color=KEPT, **MONO)
-    arrow("res", "logits", start=(main + 1.17, 0.95), end=(main + 1.93, 0.95))
-    return fig
+    d.path([(main - 1.3, 5.95), (0.45, 5.95), (0.45, 0.95), (main - 1.15, 0.95)], colour=C.red)
+    d.ax.text(0.55, 3.45, "+ x", ha="left", va="center", fontsize=10.5, color=C.red, **MONO)
+    d.arrow((main + 1.17, 0.95), (main + 1.93, 0.95))
+    return d.fig
 
 
 @figure("wte")
@@ -98,23 +69,31 @@ def embedding():
 QKV_GROUPS = [("q", 0, 8), ("k", 8, 8), ("v", 16, 8)]  # the three parts of c_attn's 24 columns
 
 
+def lg_text(value):
+    """A cell of c_attn or qkv: Lg for 1024, empty for 0, so that 24 columns fit at a readable size."""
+    return "Lg" if value == handtf.LG else ("" if value == 0 else cell_text(value))
+
+
 @figure("c-attn")
 def c_attn():
     w = handtf.MODEL["blocks"][0]["attn"]["c_attn"]["w"]
-    return matrix_figure(w, EMBED_LABELS, EMBED_LABELS * 3, "c_attn w  [8×24]", cell=0.42, fontsize=8, groups=QKV_GROUPS)
+    title = f"c_attn w  [8×24]    Lg = {handtf.LG}, empty = 0"
+    return matrix_figure(w, EMBED_LABELS, EMBED_LABELS * 3, title, cell=0.3, groups=QKV_GROUPS, text=lg_text)
 
 
 @figure("qkv")
 def qkv():
-    return trace_figure("qkv", "qkv = x @ w + b", EMBED_LABELS * 3, cell=0.42, fontsize=8, groups=QKV_GROUPS)
+    t = the_trace()
+    title = f"qkv = x @ w + b  {shape_of(t.qkv)}    Lg = {handtf.LG}, empty = 0"
+    return matrix_figure(t.qkv, seq_labels(), EMBED_LABELS * 3, title, cell=0.3, groups=QKV_GROUPS, text=lg_text)
 
 
 @figure("scores")
 def scores():
     t = the_trace()
-    fig = plt.figure(figsize=(9.0, 4.0))
+    fig = plt.figure(figsize=(8.4, 4.0))
     for i, (matrix, title) in enumerate([(t.scores, "q·kᵀ"), (t.scaled_scores, "q·kᵀ/√8")]):
-        ax = fig.add_axes((0.08 + i * 0.5, 0.05, 0.4, 0.68))
+        ax = fig.add_axes((0.09 + i * 0.5, 0.05, 0.4, 0.68))
         heatmap(ax, matrix, seq_labels(), seq_labels(), f"{title}  {shape_of(matrix)}", fontsize=9)
     return fig
 
@@ -168,13 +147,13 @@ def softmax_walkthrough():
     result = exps / exps.sum()
     assert np.allclose(result, handtf.softmax(x))
     steps = [(x, "x"), (shifted, "x − max(x)"), (exps, "exp(·)"), (result, "· / Σ")]
-    fig, axes = plt.subplots(1, 4, figsize=(9.0, 2.9), sharey=True)
+    fig, axes = plt.subplots(1, 4, figsize=(8.4, 2.9), sharey=True)
     fig.subplots_adjust(left=0.06, right=0.99, bottom=0.1, top=0.8, wspace=0.35)
     for ax, (values, title) in zip(axes, steps):
-        colours = [CMAP(0.82) if value >= 0 else CMAP(0.18) for value in values]
+        colours = [C.red if value >= 0 else C.blue for value in values]
         ax.bar(range(3), values, color=colours, width=0.65)
         ax.set_ylim(-2.5, 2.6)
-        ax.axhline(0, color=INK, linewidth=0.8)
+        ax.axhline(0, color=C.ink, linewidth=0.8)
         bar_values(ax, range(3), values, fontsize=9)
         ax.set_xticks(range(3), ["0", "1", "2"])
         ax.set_title(title, fontsize=12, pad=8, **MONO)
@@ -183,7 +162,7 @@ def softmax_walkthrough():
     for ax_left, ax_right in zip(axes[:-1], axes[1:]):
         fig.add_artist(FancyArrowPatch(
             (ax_left.get_position().x1 + 0.005, 0.5), (ax_right.get_position().x0 - 0.02, 0.5),
-            transform=fig.transFigure, arrowstyle="-|>", mutation_scale=14, color=GREY,
+            transform=fig.transFigure, arrowstyle="-|>", mutation_scale=14, color=C.muted,
         ))
     return fig
 
@@ -192,13 +171,13 @@ def softmax_walkthrough():
 def small_lg():
     lgs = (1, 2, 1024)
     traces = [handtf.trace(CONTEXT, handtf.build_model(lg)) for lg in lgs]
-    fig = plt.figure(figsize=(9.6, 6.4))
+    fig = plt.figure(figsize=(8.4, 6.4))
     weight_norm = Normalize(-1, 1)
     for i, (lg, t) in enumerate(zip(lgs, traces)):
-        ax = fig.add_axes((0.06 + i * 0.33, 0.43, 0.27, 0.42))
-        heatmap(ax, t.attention_weights, seq_labels(), seq_labels(), f"Lg = {lg}", norm=weight_norm, fontsize=8)
-        ax = fig.add_axes((0.12 + i * 0.33, 0.03, 0.11, 0.3))
-        heatmap(ax, t.probs, seq_labels(), TOKEN_LABELS, "probs", norm=weight_norm, fontsize=8)
+        ax = fig.add_axes((0.075 + i * 0.33, 0.43, 0.27, 0.42))
+        heatmap(ax, t.attention_weights, seq_labels(), seq_labels(), f"Lg = {lg}", norm=weight_norm, fontsize=9)
+        ax = fig.add_axes((0.13 + i * 0.33, 0.03, 0.12, 0.3))
+        heatmap(ax, t.probs, seq_labels(), TOKEN_LABELS, "probs", norm=weight_norm, fontsize=9)
         ax.set_title("probs", fontsize=10, pad=18)
     fig.text(0.5, 0.97, "softmax(q·kᵀ/√8 + mask)", ha="center", va="top", fontsize=12, **MONO)
     return fig
@@ -211,11 +190,11 @@ def layer_norm():
     fig, axes = plt.subplots(1, 2, figsize=(7.0, 3.0), sharey=True)
     fig.subplots_adjust(left=0.08, right=0.98, bottom=0.1, top=0.82, wspace=0.25)
     for ax, values, title in zip(axes, (x, y), ("x", "layer_norm(x)")):
-        colours = [CMAP(0.82) if value >= 0 else CMAP(0.18) for value in values]
+        colours = [C.red if value >= 0 else C.blue for value in values]
         ax.bar(range(4), values, color=colours, width=0.6)
         ax.set_ylim(-1.0, 2.2)
-        ax.axhline(0, color=INK, linewidth=0.8)
-        ax.axhline(float(values.mean()), color=GREY, linewidth=1, linestyle="--")
+        ax.axhline(0, color=C.ink, linewidth=0.8)
+        ax.axhline(float(values.mean()), color=C.muted, linewidth=1, linestyle="--")
         bar_values(ax, range(4), values, fontsize=9)
         ax.set_xticks(range(4), ["0", "1", "2", "3"])
         ax.set_title(f"{title}\nμ = {cell_text(values.mean())}   σ = {cell_text(values.std())}", fontsize=11, **MONO)
