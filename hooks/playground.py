@@ -10,8 +10,9 @@ it is generated here, on every build and every ``mkdocs serve`` reload, from
   ``lg``, so a change that breaks the form fails the build);
 - the labels, the context length, the mask value, the pattern ``aab`` and the
   names of ``handtf.trace``'s intermediates;
-- the colours of the static figures (their colour map and ink colours), so a
-  live heat map colours a cell as the figure does.
+- the colours of the static figures in both colour schemes (their colour
+  maps, ink and background), so a live heat map colours a cell as the figure
+  of the same scheme does.
 
 Nothing of it is copied by hand, and nothing generated is committed.
 """
@@ -82,21 +83,31 @@ def lg_parts():
 
 
 def _figure_colours():
-    """The colour map and ink of the static figures, from the module that draws them."""
+    """The colours of the static figures, per colour scheme, from the module that draws them."""
     scripts = str(Path(__file__).resolve().parent.parent / "scripts")
     if scripts not in sys.path:
         sys.path.insert(0, scripts)
     from figures import common  # scripts/figures/common.py, which every figure uses
 
-    cmap = common.CMAP
-    entries = [cmap(i) for i in range(cmap.N)]  # the look-up table, one RGBA per entry
-    return {
-        "lut": [_hex(rgba) for rgba in entries],
-        "text": [common.text_colour(rgba) for rgba in entries],  # ink on light cells, white on dark
-        "under": _hex(cmap.get_under()),
-        "over": _hex(cmap.get_over()),
-        "ink": common.INK,
-    }
+    colours = {}
+    try:
+        for scheme in ("light", "dark"):
+            common.use_scheme(scheme)
+            cmap = common.C.cmap
+            entries = [cmap(i) for i in range(cmap.N)]  # the look-up table, one RGBA per entry
+            colours[scheme] = {
+                "lut": [_hex(rgba) for rgba in entries],
+                "text": [common.text_colour(rgba) for rgba in entries],  # black or white, whichever reads better
+                "under": _hex(cmap.get_under()),
+                "over": _hex(cmap.get_over()),
+                "bg": common.C.bg,
+                "ink": common.C.ink,
+                "muted": common.C.muted,
+                "grid": common.C.grid,
+            }
+    finally:
+        common.use_scheme("light")
+    return colours
 
 
 def _hex(rgba):

@@ -306,7 +306,8 @@ def test_bad_input_gets_a_clear_error(port):
             call()
 
 
-def test_heat_maps_are_coloured_as_the_figures(port):
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_heat_maps_are_coloured_as_the_figures(port, scheme):
     sys.path.insert(0, str(ROOT / "scripts"))
     from figures import common
     from matplotlib.colors import to_hex
@@ -315,14 +316,21 @@ def test_heat_maps_are_coloured_as_the_figures(port):
                 handtf.trace("aabaa", handtf.build_model(1)).attention_weights, handtf.trace("bab").residual,
                 handtf.MODEL["blocks"][0]["attn"]["c_attn"]["w"], np.random.default_rng(0).normal(0, 5, (5, 8))]
     got = port.evaluate(
-        "(ms) => ms.map((m) => { const n = handtf.divergingNorm(m); return m.map((r) => r.map((x) => handtf.cellColours(x, n))); })",
-        [m.tolist() for m in matrices],
+        """([ms, scheme]) => ms.map((m) => {
+            const n = handtf.divergingNorm(m);
+            return m.map((r) => r.map((x) => handtf.cellColours(x, n, scheme)));
+        })""",
+        [[m.tolist() for m in matrices], scheme],
     )
-    for matrix, colours in zip(matrices, got):
-        norm = common.diverging_norm(matrix)
-        for value, colour in zip(matrix.ravel(), itertools.chain.from_iterable(colours)):
-            rgba = common.CMAP(norm(np.clip(value, norm.vmin, norm.vmax)))
-            assert (colour["fill"], colour["text"]) == (to_hex(rgba), common.text_colour(rgba)), value
+    common.use_scheme(scheme)
+    try:
+        for matrix, colours in zip(matrices, got):
+            norm = common.diverging_norm(matrix)
+            for value, colour in zip(matrix.ravel(), itertools.chain.from_iterable(colours)):
+                rgba = common.C.cmap(norm(np.clip(value, norm.vmin, norm.vmax)))
+                assert (colour["fill"], colour["text"]) == (to_hex(rgba), common.text_colour(rgba)), value
+    finally:
+        common.use_scheme("light")
 
 
 # ------------------------------------------------------------ the playground page

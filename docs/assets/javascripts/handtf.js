@@ -371,16 +371,18 @@ function symLogNorm(linthresh, linscale, vmin, vmax, base) {
   return { vmin, vmax, scale: (x) => (transform(x) - low) / (high - low) };
 }
 
-/** The fill and text colour of a cell holding `value`, as the figures colour it. */
-export function cellColours(value, norm) {
+/** The fill and text colour of a cell holding `value`, as the figures of `scheme` ("light" or "dark") colour it. */
+export function cellColours(value, norm, scheme = "light") {
+  const colours = COLOURS[scheme];
+  if (!colours) throw new Error(`scheme must be "light" or "dark", got ${describe(scheme)}`);
   const clipped = Math.min(Math.max(value, norm.vmin), norm.vmax);
   const x = norm.scale(clipped);
-  const n = COLOURS.lut.length;
-  if (Number.isNaN(x)) return { fill: "transparent", text: COLOURS.ink };
-  if (x < 0) return { fill: COLOURS.under, text: COLOURS.text[0] };
-  if (x > 1) return { fill: COLOURS.over, text: COLOURS.text[n - 1] };
+  const n = colours.lut.length;
+  if (Number.isNaN(x)) return { fill: "transparent", text: colours.ink };
+  if (x < 0) return { fill: colours.under, text: colours.text[0] };
+  if (x > 1) return { fill: colours.over, text: colours.text[n - 1] };
   const index = Math.min(Math.floor(x * n), n - 1);
-  return { fill: COLOURS.lut[index], text: COLOURS.text[index] };
+  return { fill: colours.lut[index], text: colours.text[index] };
 }
 
 function deepFreeze(tree) {

@@ -88,6 +88,18 @@ const MAX_LEN_LIMIT = 300;
 const NEW_TOKENS = 10;
 const LG_STEPS = { min: -3, max: 20, step: 0.25 }; // the slider moves log2(Lg)
 
+// The colour scheme of the page (Material's palette toggle): heat maps take the figures' colours of that scheme.
+let scheme = "light";
+const renderers = []; // every widget's redraw, for a change of scheme
+
+function applyScheme() {
+  scheme = document.body.getAttribute("data-md-color-scheme") === "slate" ? "dark" : "light";
+  const colours = H.COLOURS[scheme];
+  for (const [name, value] of Object.entries({ bg: colours.bg, ink: colours.ink, muted: colours.muted, grid: colours.grid })) {
+    document.documentElement.style.setProperty(`--handtf-map-${name}`, value);
+  }
+}
+
 function language() {
   return (document.documentElement.lang || "en").toLowerCase().startsWith("zh") ? "zh" : "en";
 }
@@ -211,7 +223,7 @@ function heatmap(spec) {
     .map((row, i) => {
       const cells = row
         .map((value, j) => {
-          const { fill, text } = H.cellColours(value, norm);
+          const { fill, text } = H.cellColours(value, norm, scheme);
           const classes = [groupStart.has(j) ? "handtf-split" : "", keys && edited.has(keys(i, j)) ? "handtf-edited" : ""]
             .filter(Boolean)
             .join(" ");
@@ -312,7 +324,7 @@ function update(figure, spec) {
     row.forEach((value, j) => {
       const cell = cells[k++];
       setHidden(cell, j >= nCols);
-      const { fill, text } = H.cellColours(value, norm);
+      const { fill, text } = H.cellColours(value, norm, scheme);
       setText(cell, H.cellText(value));
       if (cell.dataset.fill !== fill) {
         cell.dataset.fill = fill;
@@ -702,6 +714,7 @@ function mountPlayground(root, t) {
     render();
   });
   say(root, problems.join(" "));
+  renderers.push(render);
   render();
 }
 
@@ -717,6 +730,7 @@ function mountSmall(root, t, { context, controls, results, draw }) {
   if (root.querySelector(".handtf-context")) wireContext(root, t, state, render);
   if (root.querySelector(".handtf-lg")) wireLg(root, t, state, render);
   if (link) root.appendChild(link.closest("p") || link);
+  renderers.push(render);
   render();
 }
 
@@ -767,6 +781,11 @@ const WIDGETS = { playground: mountPlayground, attention: mountAttention, projec
 
 function mountAll() {
   const t = TEXT[language()];
+  applyScheme();
+  new MutationObserver(() => {
+    applyScheme();
+    renderers.forEach((render) => render());
+  }).observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
   for (const root of document.querySelectorAll("[data-handtf-widget]")) {
     if (root.dataset.handtfMounted) continue;
     const mount = WIDGETS[root.dataset.handtfWidget];
