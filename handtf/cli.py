@@ -3,6 +3,7 @@
 import argparse
 import sys
 
+from . import cli_train
 from .evaluate import PATTERN, evaluate, verify
 from .inference import complete, context_window, explain, next_token_probs, predict
 from .tokenizer import tokenize
@@ -74,6 +75,8 @@ def build_parser():
 
     p = commands.add_parser("verify", help="check every valid (aab)* context up to a length")
     p.add_argument("--max-len", type=_max_len, default=30, help="longest context to check (default 30)")
+
+    cli_train.add_parser(commands)
     return parser
 
 
@@ -100,6 +103,8 @@ def run(args):
         for context, expected in result.failures:
             print(f"wrong: {context} -> expected {expected}")
         return 0 if result.passed else 1
+    elif args.command == "train":
+        return cli_train.run(args)
     return 0
 
 

@@ -175,11 +175,13 @@ class Training:
 
 
 # --8<-- [start:train]
-def train(pattern="aab", steps=400, seed=0, n_embd=N_EMBED, n_head=1, warmup=50, factor=1.0, label_smoothing=0.0):
+def train(pattern="aab", steps=400, seed=0, n_embd=N_EMBED, n_head=1, warmup=50, factor=1.0, label_smoothing=0.0,
+          progress=None):
     """Train a model of the hand-made shape from random weights, with Adam and the paper's schedule.
 
     The data are the pattern's windows (``pattern_windows``), all in one batch
-    at every step, so a seed fixes the whole run.
+    at every step, so a seed fixes the whole run. ``progress(step, loss)`` is
+    called after every step, if given.
 
     >>> result = train("aab", steps=100, seed=0)
     >>> result.losses.shape, result.solved
@@ -198,6 +200,8 @@ def train(pattern="aab", steps=400, seed=0, n_embd=N_EMBED, n_head=1, warmup=50,
         adam_step(params, leaves(grads), moments, step, learning_rate(step, n_embd, warmup, factor))
         right = margins(weights, inputs, targets, n_head)[checked].min() > 0
         solved_at = (solved_at or step) if right else None  # the first step of the final run of right answers
+        if progress is not None:
+            progress(step, loss)
     final = float(margins(weights, inputs, targets, n_head)[checked].min())
     return Training(weights, np.array(losses), solved_at, final, n_head)
 # --8<-- [end:train]
