@@ -7,8 +7,13 @@
 1.0
 
 The hand-made model lives in ``weights``, ``model``, ``tokenizer``,
-``inference``, ``evaluate`` and ``trace``; the general Transformer building
-blocks of the concepts part in ``nn``, ``decoding`` and ``seq2seq``.
+``inference``, ``evaluate`` and ``trace``. The general Transformer building
+blocks, which the hand-made model shares, are one module per idea:
+``activations``, ``layers``, ``attend`` (the package's one ``attention``),
+``masks``, ``positions``, ``loss``, ``decoding`` and ``seq2seq``. Every public
+function checks its arguments at the boundary (``checks``), so the functions
+themselves are only the math; ``recording`` lets a caller keep what the
+forward pass computes.
 """
 
 from .decoding import (
@@ -24,30 +29,16 @@ from .decoding import (
 from .display import format_matrix, format_number, show
 from .evaluate import Evaluation, Verification, evaluate, next_token_logits, valid_contexts, verify
 from .inference import complete, context_window, explain, explain_rows, next_token_probs, predict
-from .model import attention, causal_self_attention, gpt, transformer_block
-from .nn import (
-    attend_heads,
-    attention_weights,
-    causal_mask,
-    cross_entropy,
-    ffn,
-    gelu,
-    layer_norm,
-    linear,
-    log_softmax,
-    merge_heads,
-    mha,
-    multi_head_attention,
-    padding_mask,
-    position_shift_matrix,
-    positional_encoding,
-    relu,
-    rope,
-    scaled_dot_product_attention,
-    softmax,
-    split_heads,
-)
-from .seq2seq import Config, beam_decode, decode, encode, forward, greedy_decode, init_params
+from .activations import gelu, log_softmax, relu, softmax
+from .attend import attend_heads, attention, attention_weights, merge_heads, mha, multi_head_attention, split_heads
+from .layers import ffn, layer_norm, linear
+from .loss import cross_entropy
+from .masks import causal_mask, padding_mask
+from .model import causal_self_attention, gpt, transformer_block
+from .positions import position_shift_matrix, positional_encoding, rope
+from .recording import Recorder
+from .seq2seq import Config, decode, encode, forward, init_params
+from .translate import beam_decode, greedy_decode
 from .tokenizer import CHARS, tokenize, untok
 from .trace import Trace, trace
 from .weights import (

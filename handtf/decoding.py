@@ -15,9 +15,11 @@ import math
 
 import numpy as np
 
-from .nn import _check_positive_int, _check_real, softmax
+from .activations import softmax
+from .checks import check_callable, check_int_range, check_positive_int, check_real, check_scores, checked
 
 
+@checked
 # --8<-- [start:greedy]
 # [n_vocab] -> int
 def greedy(logits):
@@ -26,10 +28,11 @@ def greedy(logits):
     >>> greedy([1.0, 3.0, 3.0, 2.0])
     1
     """
-    return int(np.argmax(_check_logits(logits)))
+    return int(np.argmax(logits))
 # --8<-- [end:greedy]
 
 
+@checked
 # --8<-- [start:apply_temperature]
 # [n_vocab] -> [n_vocab]
 def apply_temperature(logits, temperature):
@@ -38,18 +41,11 @@ def apply_temperature(logits, temperature):
     >>> apply_temperature([2.0, 1.0], temperature=0.5)
     array([4., 2.])
     """
-    _check_real("temperature", temperature)
-    if not 0 < temperature < math.inf:
-        raise ValueError(f"temperature must be a positive finite number, got {temperature}")
-    logits = _check_logits(logits)  # [n_vocab]
-    with np.errstate(over="ignore"):  # checked below: a tiny temperature can push a logit past float64
-        scaled = logits / temperature  # [n_vocab]
-    if np.isinf(scaled[np.isfinite(logits)]).any():
-        raise ValueError(f"temperature {temperature} is too small for these logits: logits / temperature overflows")
-    return scaled
+    return logits / temperature  # [n_vocab]
 # --8<-- [end:apply_temperature]
 
 
+@checked
 # --8<-- [start:top_k_filter]
 # [n_vocab] -> [n_vocab]
 def top_k_filter(logits, top_k):
@@ -60,10 +56,6 @@ def top_k_filter(logits, top_k):
     >>> top_k_filter([1.0, 3.0, 2.0, 3.0], top_k=2)
     array([-inf,   3., -inf,   3.])
     """
-    logits = _check_logits(logits)
-    _check_positive_int("top_k", top_k)
-    if top_k > logits.size:
-        raise ValueError(f"top_k must be at most n_vocab = {logits.size}, got {top_k}")
     order = np.argsort(-logits, kind="stable")  # [n_vocab], token ids from best to worst
     filtered = np.full_like(logits, -np.inf)  # [n_vocab]
     filtered[order[:top_k]] = logits[order[:top_k]]
@@ -71,6 +63,7 @@ def top_k_filter(logits, top_k):
 # --8<-- [end:top_k_filter]
 
 
+@checked
 # --8<-- [start:top_p_filter]
 # [n_vocab] -> [n_vocab]
 def top_p_filter(logits, top_p):
@@ -83,10 +76,6 @@ def top_p_filter(logits, top_p):
     >>> top_p_filter(logits, top_p=0.8).round(3)
     array([-0.693,   -inf, -1.204])
     """
-    logits = _check_logits(logits)
-    _check_real("top_p", top_p)
-    if not 0 < top_p <= 1:
-        raise ValueError(f"top_p must be in (0, 1], got {top_p}")
     order = np.argsort(-logits, kind="stable")  # [n_vocab], token ids from best to worst
     cumulative = np.cumsum(softmax(logits)[order])  # [n_vocab], mass of the best 1, 2, ... tokens
     # the first prefix reaching top_p; 1 keeps all (a float sum can reach 1 before the last tiny probability)
@@ -97,6 +86,7 @@ def top_p_filter(logits, top_p):
 # --8<-- [end:top_p_filter]
 
 
+@checked
 # --8<-- [start:sampling_distribution]
 # [n_vocab] -> [n_vocab]
 def sampling_distribution(logits, temperature=1.0, top_k=None, top_p=None):
@@ -114,6 +104,7 @@ def sampling_distribution(logits, temperature=1.0, top_k=None, top_p=None):
 # --8<-- [end:sampling_distribution]
 
 
+@checked
 # --8<-- [start:sample]
 # [n_vocab] -> int
 def sample(logits, temperature=1.0, top_k=None, top_p=None, rng=None):
@@ -128,15 +119,13 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, rng=None):
     >>> [sample([0.0, 0.0, -1e9], rng=rng) for _ in range(6)]
     [1, 0, 0, 0, 1, 1]
     """
-    if rng is None:
-        rng = np.random.default_rng()
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a np.random.Generator (e.g. np.random.default_rng(0)), got {rng!r}")
+    rng = np.random.default_rng() if rng is None else rng
     probs = sampling_distribution(logits, temperature, top_k, top_p)  # [n_vocab]
     return int(rng.choice(probs.size, p=probs))
 # --8<-- [end:sample]
 
 
+@checked
 # --8<-- [start:greedy_search]
 def greedy_search(step_fn, start_tokens, max_len, eos=None):
     """Append the most likely token until ``eos`` or ``max_len`` new tokens.
@@ -150,18 +139,19 @@ def greedy_search(step_fn, start_tokens, max_len, eos=None):
     >>> tokens, round(math.exp(score), 2)
     ([2, 0, 2], 0.22)
     """
-    tokens, score, n_vocab = _check_search_args(start_tokens, max_len, eos), 0.0, None
+    tokens, score = list(start_tokens), 0.0  # a copy that grows by one token per step
     for _ in range(max_len):
-        log_probs = _check_log_probs(step_fn(tokens), n_vocab, tokens, eos)  # [n_vocab]
-        n_vocab = log_probs.size
-        token = int(np.argmax(log_probs))
-        tokens, score = tokens + [token], score + float(log_probs[token])
+        log_probs = step_fn(tokens)  # [n_vocab]
+        token = int(np.argmax(log_probs))  # the lowest id among equals
+        tokens.append(token)
+        score += float(log_probs[token])
         if token == eos:
             break
     return tokens, score
 # --8<-- [end:greedy_search]
 
 
+@checked
 # --8<-- [start:beam_search]
 def beam_search(step_fn, start_tokens, beam_width, max_len, eos=None, length_penalty=0.0):
     """Keep the ``beam_width`` best partial sequences at every step; return all hypotheses, best first.
@@ -185,15 +175,9 @@ def beam_search(step_fn, start_tokens, beam_width, max_len, eos=None, length_pen
     >>> [(tokens, round(math.exp(score), 2)) for tokens, score in beam_search(step, [2], 2, 5, eos=2)]
     [([2, 1, 2], 0.36), ([2, 0, 2], 0.22)]
     """
-    start, n_vocab = _check_search_args(start_tokens, max_len, eos), None
-    _check_positive_int("beam_width", beam_width)
-    _check_real("length_penalty", length_penalty)
-    if not 0 <= length_penalty < math.inf:
-        raise ValueError(f"length_penalty must be a finite number >= 0, got {length_penalty}")
-    alive, finished = [(start, 0.0)], []  # (tokens, sum of new log-probs), best first
+    alive, finished = [(list(start_tokens), 0.0)], []  # (tokens, sum of new log-probs), best first
     for _ in range(max_len):
-        log_probs = [_check_log_probs(step_fn(tokens), n_vocab, start, eos) for tokens, _ in alive]  # n_alive of [n_vocab]
-        n_vocab = log_probs[0].size
+        log_probs = [step_fn(tokens) for tokens, _ in alive]  # n_alive of [n_vocab]
         sums = np.array([score for _, score in alive])[:, None] + np.stack(log_probs)  # [n_alive, n_vocab]
         best = np.argsort(-sums, axis=None, kind="stable")[:beam_width]  # flat indices, best first
         kept = []
@@ -204,13 +188,16 @@ def beam_search(step_fn, start_tokens, beam_width, max_len, eos=None, length_pen
         alive = kept
         if not alive:
             break
-    ranked = [(tokens, score / (len(tokens) - len(start)) ** length_penalty) for tokens, score in finished + alive]
+    ranked = [(tokens, score / (len(tokens) - len(start_tokens)) ** length_penalty) for tokens, score in finished + alive]
     return sorted(ranked, key=lambda hypothesis: -hypothesis[1])
 # --8<-- [end:beam_search]
 
 
-# [n_vocab] -> [n_vocab] as float64, or a precise error
-def _check_logits(logits):
+# The boundary (see handtf.checks): what each function above accepts.
+
+
+def check_logits(logits):
+    """[n_vocab] logits as float64: -inf (a filtered token) is fine, NaN and +inf are not."""
     logits = np.asarray(logits)
     if logits.dtype == bool or not np.issubdtype(logits.dtype, np.number) or np.iscomplexobj(logits):
         raise TypeError(f"logits must be real numbers, got {logits.dtype} values")
@@ -225,29 +212,95 @@ def _check_logits(logits):
     return logits
 
 
-# step_fn's answer as float64 [n_vocab]: the same n_vocab at every step, holding every token id in play
-def _check_log_probs(log_probs, n_vocab, start_tokens, eos):
-    log_probs = _check_logits(log_probs)
-    if n_vocab is not None and log_probs.size != n_vocab:
-        raise ValueError(f"step_fn must return log-probs of shape ({n_vocab},) at every step, got {log_probs.shape}")
-    for name, token in [("start_tokens", max(start_tokens)), ("eos", eos)]:
-        if token is not None and token >= log_probs.size:
-            raise ValueError(f"{name} must hold token ids in 0..{log_probs.size - 1} (step_fn's n_vocab), got {token}")
-    return log_probs
+def check_greedy(logits):
+    return {"logits": check_logits(logits)}
 
 
-def _check_search_args(start_tokens, max_len, eos):
-    tokens = np.asarray(start_tokens)
+def check_temperature(temperature):
+    return check_real("temperature", temperature, low=0, low_open=True, allowed="a positive finite number")
+
+
+def check_apply_temperature(logits, temperature):
+    logits, temperature = check_logits(logits), check_temperature(temperature)
+    with np.errstate(over="ignore"):
+        overflows = np.isinf(logits[np.isfinite(logits)] / temperature).any()
+    if overflows:
+        raise ValueError(f"temperature {temperature} is too small for these logits: logits / temperature overflows")
+    return {"logits": logits, "temperature": temperature}
+
+
+def check_top_k_filter(logits, top_k):
+    logits = check_logits(logits)
+    top_k = check_int_range("top_k", top_k, 1)
+    if top_k > logits.size:
+        raise ValueError(f"top_k must be at most n_vocab = {logits.size}, got {top_k}")
+    return {"logits": logits, "top_k": top_k}
+
+
+def check_top_p_filter(logits, top_p):
+    return {"logits": check_logits(logits), "top_p": check_real("top_p", top_p, low=0, high=1, low_open=True, allowed="in (0, 1]")}
+
+
+def check_sampling_distribution(logits, temperature, top_k, top_p):
+    checked_args = check_apply_temperature(logits, temperature)
+    if top_k is not None:
+        checked_args |= check_top_k_filter(logits, top_k)
+    if top_p is not None:
+        checked_args |= check_top_p_filter(logits, top_p)
+    return checked_args
+
+
+def check_sample(logits, temperature, top_k, top_p, rng):
+    if rng is not None and not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a np.random.Generator (e.g. np.random.default_rng(0)), got {rng!r}")
+    return check_sampling_distribution(logits, temperature, top_k, top_p)
+
+
+def check_greedy_search(step_fn, start_tokens, max_len, eos):
+    start_tokens = check_start_tokens(start_tokens)
+    if eos is not None and (isinstance(eos, bool) or not isinstance(eos, (int, np.integer))):
+        raise TypeError(f"eos must be None or an integer token id, got {eos!r}")
+    if eos is not None and eos < 0:
+        raise ValueError(f"eos must be a token id >= 0, got {eos}")
+    return {
+        "step_fn": checked_step_fn(step_fn, start_tokens, eos),
+        "start_tokens": start_tokens,
+        "max_len": check_positive_int("max_len", max_len),
+        "eos": eos,
+    }
+
+
+def check_beam_search(step_fn, start_tokens, beam_width, max_len, eos, length_penalty):
+    return check_greedy_search(step_fn, start_tokens, max_len, eos) | {
+        "beam_width": check_positive_int("beam_width", beam_width),
+        "length_penalty": check_real("length_penalty", length_penalty, low=0),
+    }
+
+
+def check_start_tokens(start_tokens):
+    tokens = np.asarray(start_tokens) if not isinstance(start_tokens, (str, bytes)) else np.asarray([])
     if tokens.ndim != 1 or tokens.size == 0:
         raise ValueError(f"start_tokens must be a non-empty list of token ids (e.g. [bos]), got {start_tokens!r}")
-    if tokens.dtype == bool or not np.issubdtype(tokens.dtype, np.integer):
+    if tokens.dtype == bool or tokens.dtype.kind not in "iu":
         raise TypeError(f"start_tokens must be integer token ids, got {start_tokens!r}")
     if tokens.min() < 0:
         raise ValueError(f"start_tokens must be token ids >= 0, got {tokens.min()}")
-    _check_positive_int("max_len", max_len)
-    if eos is not None:
-        if isinstance(eos, bool) or not isinstance(eos, (int, np.integer)):
-            raise TypeError(f"eos must be None or an integer token id, got {eos!r}")
-        if eos < 0:
-            raise ValueError(f"eos must be a token id >= 0, got {eos}")
     return [int(token) for token in tokens]
+
+
+def checked_step_fn(step_fn, start_tokens, eos):
+    """``step_fn``, each answer checked: float64 log-probs [n_vocab], the same n_vocab every step, holding every id in play."""
+    step_fn = check_callable("step_fn", step_fn)
+    largest, n_vocab = max(start_tokens + ([] if eos is None else [eos])), []
+
+    def checked_step(tokens):
+        log_probs = check_logits(step_fn(tokens))
+        if n_vocab and log_probs.size != n_vocab[0]:
+            raise ValueError(f"step_fn must return log-probs of shape ({n_vocab[0]},) at every step, got {log_probs.shape}")
+        if largest >= log_probs.size:
+            name = "eos" if largest == eos and largest not in start_tokens else "start_tokens"
+            raise ValueError(f"{name} must hold token ids in 0..{log_probs.size - 1} (step_fn's n_vocab), got {largest}")
+        n_vocab[:1] = [log_probs.size]
+        return log_probs
+
+    return checked_step

@@ -4,7 +4,7 @@ from numbers import Real
 
 import numpy as np
 
-from .nn import _check_int
+from .checks import check_int
 
 
 def format_number(value, digits=3):
@@ -17,7 +17,7 @@ def format_number(value, digits=3):
     """
     if not isinstance(value, Real):
         raise TypeError(f"value must be a real number, got {value!r}")
-    _check_int("digits", digits)
+    check_int("digits", digits)
     if digits < 0:
         raise ValueError(f"digits must be 0 or more, got {digits}")
     value = float(value)

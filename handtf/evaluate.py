@@ -8,14 +8,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .checks import check_ids, check_int_range, checked
 from .model import gpt
-from .nn import _check_ids, _check_int
 from .tokenizer import CHARS, tokenize
-from .weights import MODEL, N_CTX
+from .weights import MODEL, N_CTX, check_finite_model
 
 PATTERN = "aab"
+MAX_LEN = 1_000_000  # verify's upper bound: about 1 s per 100,000, linear in max_len
+MAX_LEN_LISTED = 10_000  # valid_contexts's upper bound: its strings take memory quadratic in max_len
 
 
+@checked
 # --8<-- [start:next_token_logits]
 def next_token_logits(token_ids, context_lengths, model=MODEL):
     """The logits for the token after each prefix ``token_ids[:n]``, ``n`` in ``context_lengths``.
@@ -30,7 +33,7 @@ def next_token_logits(token_ids, context_lengths, model=MODEL):
     >>> next_token_logits([0, 0, 1, 0, 0, 1], [2, 6]).tolist()  # after "aa", after "aabaab"
     [[1.0, 1024.0], [1024.0, 1.0]]
     """
-    tokens, lengths = _check_prefixes(token_ids, context_lengths, n_vocab=len(model["wte"]))  # [n_text], [n_contexts]
+    tokens, lengths = np.asarray(token_ids), np.asarray(context_lengths)  # [n_text], [n_contexts]
     width = min(N_CTX, len(tokens))
     starts = np.maximum(lengths - width, 0)  # [n_contexts] where each context's window starts
     windows = np.lib.stride_tricks.sliding_window_view(tokens, width)[starts]  # [n_contexts, width]
@@ -54,6 +57,7 @@ class Evaluation:
         return self.correct / self.total
 
 
+@checked
 # --8<-- [start:evaluate]
 def evaluate(text=PATTERN * 10, model=MODEL):
     """Predict ``text[i]`` from ``text[:i]`` for every ``i`` in ``2 .. len(text) - 2``.
@@ -67,8 +71,6 @@ def evaluate(text=PATTERN * 10, model=MODEL):
     (27, 27, 1.0)
     """
     tokens = tokenize(text)
-    if len(tokens) < 4:
-        raise ValueError(f"text must have at least 4 characters to score one prediction, got {len(tokens)}")
     positions = np.arange(2, len(tokens) - 1)  # [n_scored] the i whose text[i] is predicted
     predicted = next_token_logits(tokens, positions, model).argmax(axis=-1)  # [n_scored]
     wrong = positions[predicted != np.asarray(tokens)[positions]]
@@ -94,6 +96,7 @@ class Verification:
         return self.correct == self.checked
 
 
+@checked
 # --8<-- [start:verify]
 def valid_contexts(max_len):
     """Every substring of ``(aab)*`` of length 2 to ``max_len``, with the character after it.
@@ -103,15 +106,17 @@ def valid_contexts(max_len):
     >>> valid_contexts(3)
     [('aa', 'b'), ('ab', 'a'), ('ba', 'a'), ('aab', 'a'), ('aba', 'a'), ('baa', 'b')]
     """
-    _check_max_len(max_len)
     text = PATTERN * (max_len // len(PATTERN) + 2)
     return [
         (text[phase : phase + length], text[phase + length])
         for length in range(2, max_len + 1)
         for phase in range(len(PATTERN))
     ]
+# --8<-- [end:verify]
 
 
+@checked
+# --8<-- [start:verify_all]
 def verify(max_len=30, model=MODEL):
     """Check that the model predicts the right next token for every valid context.
 
@@ -119,7 +124,6 @@ def verify(max_len=30, model=MODEL):
     >>> result.passed, result.checked, result.min_margin
     (True, 87, 1023.0)
     """
-    _check_max_len(max_len)
     text = PATTERN * (max_len // len(PATTERN) + 2)
     by_phase = [tokenize(text[phase:]) for phase in range(len(PATTERN))]  # one long text per phase
     margins, failures = [], []
@@ -131,8 +135,8 @@ def verify(max_len=30, model=MODEL):
         margin = logits[rows, expected] - logits[rows, 1 - expected]  # [n]
         margins.append(margin)
         failures += [
-            (text[phase : phase + n], CHARS[e]) for n, e, m in zip(lengths, expected, margin) if m <= 0
-        ]
+            (text[phase : phase + n], CHARS[e]) for n, e, m in zip(lengths, expected, margin) if not m > 0
+        ]  # a NaN margin is a failure too
     margins = np.concatenate(margins)  # [3 * (max_len - 1)]
     return Verification(
         checked=len(margins),
@@ -140,26 +144,43 @@ def verify(max_len=30, model=MODEL):
         min_margin=float(margins.min()),
         failures=tuple(failures),
     )
-# --8<-- [end:verify]
+# --8<-- [end:verify_all]
 
 
-# token_ids as [n_text] and context_lengths as [n_contexts] integer arrays, or a precise error
-def _check_prefixes(token_ids, context_lengths, n_vocab):
+# The boundary (see handtf.checks): what each function above accepts.
+
+
+def check_next_token_logits(token_ids, context_lengths, model):
+    model = check_finite_model(model)
     if np.ndim(token_ids) != 1 or np.size(token_ids) == 0:
         raise ValueError(f"token_ids must be a non-empty sequence of shape [n_text], got shape {np.shape(token_ids)}")
-    tokens = _check_ids(token_ids, n_vocab, "token_ids")  # [n_text]
+    tokens = check_ids("token_ids", token_ids, n_vocab=len(model["wte"]), ndims=(1,))  # [n_text]
     lengths = np.asarray(context_lengths)  # [n_contexts]
     if lengths.ndim != 1:
         raise ValueError(f"context_lengths must have shape [n_contexts], got shape {lengths.shape}")
-    if lengths.size and lengths.dtype.kind not in "iu":  # an empty list is float64 to numpy
+    if lengths.size and (lengths.dtype == bool or lengths.dtype.kind not in "iu"):  # an empty list is float64 to numpy
         raise TypeError(f"context_lengths must be integers, got {lengths.dtype} values")
     if lengths.size and (lengths.min() < 1 or lengths.max() > len(tokens)):
         bad = lengths.min() if lengths.min() < 1 else lengths.max()
         raise ValueError(f"context_lengths must be in 1..{len(tokens)} (the text's length), got {bad}")
-    return tokens, lengths.astype(np.int64)  # signed, so that lengths - width may go below 0
+    # signed, so that lengths - width may go below 0
+    return {"token_ids": tokens, "context_lengths": lengths.astype(np.int64), "model": model}
 
 
-def _check_max_len(max_len):
-    _check_int("max_len", max_len)
-    if max_len < 2:
-        raise ValueError(f"max_len must be at least 2 (the shortest valid context), got {max_len}")
+def check_evaluate(text, model):
+    n = len(tokenize(text))
+    if n < 4:
+        raise ValueError(f"text must have at least 4 characters to score one prediction, got {n}")
+    return {"model": check_finite_model(model)}
+
+
+def check_valid_contexts(max_len):
+    why = " (MAX_LEN_LISTED: valid_contexts's strings take memory that grows with max_len squared)"
+    max_len = check_int_range("max_len", max_len, 2, None, " (the shortest valid context)")
+    return {"max_len": check_int_range("max_len", max_len, 2, MAX_LEN_LISTED, why)}
+
+
+def check_verify(max_len, model):
+    max_len = check_int_range("max_len", max_len, 2, None, " (the shortest valid context)")
+    max_len = check_int_range("max_len", max_len, 2, MAX_LEN, " (MAX_LEN, verify's upper bound)")
+    return {"max_len": max_len, "model": check_finite_model(model)}

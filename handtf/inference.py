@@ -7,24 +7,26 @@ tokens** of a context; anything earlier is dropped before the forward pass
 
 import numpy as np
 
-from .model import gpt, softmax
-from .nn import _check_int
+from .activations import softmax
+from .checks import check_int_range, checked
+from .model import gpt
 from .tokenizer import CHARS, tokenize, untok
-from .weights import MODEL, N_CTX
+from .weights import MODEL, N_CTX, check_finite_model
+
+MAX_NEW_TOKENS = 10_000_000  # complete's upper bound: about 1 s per 100,000 tokens, so hours at the bound
 
 
+@checked
 def context_window(context):
     """The token ids the model sees for ``context``: its last ``N_CTX`` tokens.
 
     >>> context_window("aabaabaa")
     [0, 0, 1, 0, 0]
     """
-    tokens = tokenize(context)
-    if not tokens:
-        raise ValueError("context is empty; the model needs at least one token ('a' or 'b')")
-    return tokens[-N_CTX:]
+    return tokenize(context)[-N_CTX:]
 
 
+@checked
 # --8<-- [start:next_token_probs]
 def next_token_probs(context, model=MODEL):
     """The probability of each token coming after ``context``.
@@ -35,10 +37,13 @@ def next_token_probs(context, model=MODEL):
     logits = gpt(np.array(context_window(context)), **model)  # [n_seq, n_vocab]
     probs = softmax(logits[-1])  # [n_vocab], the last row predicts what follows
     return {char: float(p) for char, p in zip(CHARS, probs)}
+# --8<-- [end:next_token_probs]
 
 
+@checked
+# --8<-- [start:predict]
 def predict(context, model=MODEL):
-    """The most likely next character after ``context``.
+    """The most likely next character after ``context`` (``a`` if both are equally likely).
 
     >>> predict("aabaa")
     'b'
@@ -47,29 +52,30 @@ def predict(context, model=MODEL):
     """
     probs = next_token_probs(context, model)
     return max(probs, key=probs.get)
-# --8<-- [end:next_token_probs]
+# --8<-- [end:predict]
 
 
+@checked
 # --8<-- [start:complete]
 def complete(context, max_new_tokens=10, model=MODEL):
     """``context`` followed by ``max_new_tokens`` characters, each chosen greedily.
+
+    Each step costs the same: the model sees only the last ``N_CTX`` tokens.
 
     >>> complete("a")
     'abaabaabaab'
     >>> complete("ba", max_new_tokens=4)
     'baabaa'
     """
-    _check_int("max_new_tokens", max_new_tokens)
-    if max_new_tokens < 0:
-        raise ValueError(f"max_new_tokens must be 0 or more, got {max_new_tokens}")
-    context_window(context)  # refuse an empty or invalid context before the loop
-    text = context
+    tokens = tokenize(context)  # [n_context] token ids, growing by one per step
     for _ in range(max_new_tokens):
-        text += predict(text[-N_CTX:], model)  # the model sees only the last N_CTX tokens
-    return text
+        logits = gpt(np.array(tokens[-N_CTX:]), **model)  # [n_seq, n_vocab], the model sees the last N_CTX tokens
+        tokens.append(int(np.argmax(logits[-1])))  # the most likely next token (the lower id among equals)
+    return context + "".join(untok(token) for token in tokens[len(context) :])
 # --8<-- [end:complete]
 
 
+@checked
 def explain_rows(context, model=MODEL):
     """One row per token the model sees: the token, its prediction, probabilities, logits.
 
@@ -92,6 +98,7 @@ def explain_rows(context, model=MODEL):
     ]
 
 
+@checked
 def explain(context, model=MODEL):
     """The table that ``python -m handtf predict CONTEXT --explain`` prints.
 
@@ -103,10 +110,35 @@ def explain(context, model=MODEL):
     a      a     1.000  0.000    1025.0       0.0
     a      b     0.000  1.000       1.0    1024.0
     """
+    return format_explanation(explain_rows(context, model))
+
+
+def format_explanation(rows):
+    """:func:`explain`'s table for rows made by :func:`explain_rows`."""
     lines = ["token  next   p(a)   p(b)  logit(a)  logit(b)"]
-    for row in explain_rows(context, model):
+    for row in rows:
         (p_a, p_b), (logit_a, logit_b) = row["probs"], row["logits"]
-        lines.append(
-            f"{row['token']:<6} {row['next']:<4} {p_a:6.3f} {p_b:6.3f} {logit_a:9.1f} {logit_b:9.1f}"
-        )
+        lines.append(f"{row['token']:<6} {row['next']:<4} {p_a:6.3f} {p_b:6.3f} {logit_a:9.1f} {logit_b:9.1f}")
     return "\n".join(lines)
+
+
+# The boundary (see handtf.checks): what each function above accepts.
+
+
+def check_context_window(context):
+    if not tokenize(context):
+        raise ValueError("context is empty; the model needs at least one token ('a' or 'b')")
+
+
+def check_next_token_probs(context, model):
+    check_context_window(context)
+    return {"model": check_finite_model(model)}
+
+
+check_predict = check_explain_rows = check_explain = check_next_token_probs
+
+
+def check_complete(context, max_new_tokens, model):
+    max_new_tokens = check_int_range("max_new_tokens", max_new_tokens, 0)
+    max_new_tokens = check_int_range("max_new_tokens", max_new_tokens, 0, MAX_NEW_TOKENS, " (MAX_NEW_TOKENS, complete's upper bound)")
+    return check_next_token_probs(context, model) | {"max_new_tokens": max_new_tokens}

@@ -7,60 +7,91 @@ attention head, no layer norm and no feed-forward network.
 Every function takes one sequence (``[n_seq]`` token ids) or a batch
 (``[n_batch, n_seq]``); a leading ``...`` in a shape comment stands for either.
 The arithmetic stays in the dtype of the weights (float16, float32 or float64).
-``softmax``, ``linear`` and ``causal_mask`` come from :mod:`handtf.nn`.
+``attention`` is the package's one attention (:mod:`handtf.attend`). Each
+function passes what it computes to ``record`` (by default it keeps nothing);
+:func:`handtf.trace` records the whole pass this way.
 """
-
-import math
 
 import numpy as np
 
-from .nn import _check_self_attention, causal_mask, linear, softmax  # the general building blocks, shared with the concepts part
+from .attend import attention, check_self_attention
+from .checks import check_array, check_callable, check_dense, check_ids, check_keys, checked
+from .layers import linear
+from .masks import causal_mask
+from .recording import ignore
 
 
-# --8<-- [start:attention]
-# [..., n_q, d_k], [..., n_k, d_k], [..., n_k, d_v], [n_q, n_k] -> [..., n_q, d_v]
-def attention(q, k, v, mask):
-    return softmax(q @ k.swapaxes(-1, -2) / math.sqrt(q.shape[-1]) + mask) @ v
-# --8<-- [end:attention]
-
-
+@checked
 # --8<-- [start:causal_self_attention]
 # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
-def causal_self_attention(x, c_attn, c_proj):
-    _check_self_attention(x, c_attn, c_proj)  # c_attn: n_embd -> 3*n_embd, c_proj: n_embd -> n_embd
-    x = linear(x, **c_attn)  # [..., n_seq, n_embd] -> [..., n_seq, 3*n_embd]
-    q, k, v = np.split(x, 3, axis=-1)  # -> 3 of [..., n_seq, n_embd]
+def causal_self_attention(x, c_attn, c_proj, record=ignore):
+    qkv = linear(x, **c_attn)  # [..., n_seq, n_embd] -> [..., n_seq, 3*n_embd]
+    q, k, v = np.split(qkv, 3, axis=-1)  # -> 3 of [..., n_seq, n_embd]
+    record(qkv=qkv, q=q, k=k, v=v)
     mask = causal_mask(x.shape[-2], x.dtype)  # [n_seq, n_seq]
-    x = attention(q, k, v, mask)  # -> [..., n_seq, n_embd]
-    return linear(x, **c_proj)  # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
+    x = attention(q, k, v, mask, record)  # -> [..., n_seq, n_embd]
+    projection = linear(x, **c_proj)  # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
+    record(projection=projection)
+    return projection
 # --8<-- [end:causal_self_attention]
 
 
+@checked
 # --8<-- [start:transformer_block]
 # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
-def transformer_block(x, attn):
-    return x + causal_self_attention(x, **attn)  # residual connection; no layer norm, no MLP
+def transformer_block(x, attn, record=ignore):
+    x = x + causal_self_attention(x, **attn, record=record)  # residual connection; no layer norm, no MLP
+    record(residual=x)
+    return x
 # --8<-- [end:transformer_block]
 
 
+@checked
 # --8<-- [start:gpt]
 # [..., n_seq] -> [..., n_seq, n_vocab]
-def gpt(inputs, wte, wpe, blocks):
-    check_weights(wte, wpe, blocks)  # wte [n_vocab, n_embd], wpe [n_ctx, n_embd], blocks as build_model makes them
-    inputs = check_token_ids(inputs, n_vocab=wte.shape[0], n_ctx=wpe.shape[0])
-    x = wte[inputs] + wpe[: inputs.shape[-1]]  # [..., n_seq] -> [..., n_seq, n_embd]
+def gpt(inputs, wte, wpe, blocks, record=ignore):
+    token_embedding = wte[inputs]  # [..., n_seq] -> [..., n_seq, n_embd]
+    position_embedding = wpe[: inputs.shape[-1]]  # [n_seq, n_embd]
+    x = token_embedding + position_embedding  # [..., n_seq, n_embd]
+    record(token_embedding=token_embedding, position_embedding=position_embedding, embedding=x)
     for block in blocks:
-        x = transformer_block(x, **block)  # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
+        x = transformer_block(x, **block, record=record)  # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
     return x @ wte.swapaxes(-1, -2)  # [..., n_seq, n_embd] -> [..., n_seq, n_vocab]
 # --8<-- [end:gpt]
 
 
-def check_weights(wte, wpe, blocks):
-    """Say exactly what is wrong with the weights ``gpt`` is given, if anything.
+# The boundary (see handtf.checks): what each function above accepts.
 
-    ``wte`` must be ``[n_vocab, n_embd]`` and ``wpe`` ``[n_ctx, n_embd]``, and every
-    block ``{"attn": {"c_attn": ..., "c_proj": ...}}``, as :func:`handtf.build_model`
-    makes them. :func:`causal_self_attention` checks the shapes of ``c_attn`` and ``c_proj``.
+
+def check_attn(name, attn, n_embd):
+    """``{"c_attn": n_embd -> 3*n_embd, "c_proj": n_embd -> n_embd}`` as build_model makes it."""
+    check_keys(name, attn, ("c_attn", "c_proj"))
+    return {
+        "c_attn": check_dense(f"{name}['c_attn']", attn["c_attn"], n_embd, 3 * n_embd),
+        "c_proj": check_dense(f"{name}['c_proj']", attn["c_proj"], n_embd, n_embd),
+    }
+
+
+def check_causal_self_attention(x, c_attn, c_proj, record):
+    return check_self_attention(x, c_attn, c_proj) | {"record": check_callable("record", record)}
+
+
+def check_transformer_block(x, attn, record):
+    x = check_array("x", x, min_ndim=2, shape="[..., n_seq, n_embd]")
+    return {"x": x, "attn": check_attn("attn", attn, x.shape[-1]), "record": check_callable("record", record)}
+
+
+def layout(tree):
+    """The keys of nested dicts, and the type of anything else: what a block looks like."""
+    if isinstance(tree, dict):
+        return "{" + ", ".join(f"{key!r}: {layout(value)}" for key, value in tree.items()) + "}"
+    return type(tree).__name__
+
+
+def check_weights(wte, wpe, blocks):
+    """The weights ``gpt`` runs: ``wte [n_vocab, n_embd]``, ``wpe [n_ctx, n_embd]``, blocks as build_model makes them.
+
+    Returns them as float arrays of one dtype, or says exactly what is wrong.
 
     >>> check_weights(np.zeros((2, 8)), np.zeros((5, 7)), blocks=[])
     Traceback (most recent call last):
@@ -72,46 +103,40 @@ def check_weights(wte, wpe, blocks):
             "wte and wpe must have shapes [n_vocab, n_embd] and [n_ctx, n_embd] with the same n_embd, "
             f"got {np.shape(wte)} and {np.shape(wpe)}"
         )
+    wte, wpe = check_array("wte", wte), check_array("wpe", wpe)
     if not isinstance(blocks, (list, tuple)):
         raise TypeError(f"blocks must be a list of blocks, got {type(blocks).__name__}")
+    checked_blocks = []
     for i, block in enumerate(blocks):
         attn = block.get("attn") if isinstance(block, dict) and set(block) == {"attn"} else None
         if not isinstance(attn, dict) or set(attn) != {"c_attn", "c_proj"}:
             raise ValueError(
-                f"blocks[{i}] must be a dict {{'attn': {{'c_attn': ..., 'c_proj': ...}}}}, got {_layout(block)}"
+                f"blocks[{i}] must be a dict {{'attn': {{'c_attn': ..., 'c_proj': ...}}}}, got {layout(block)}"
             )
+        checked_blocks.append({"attn": check_attn(f"blocks[{i}]['attn']", block["attn"], wte.shape[1])})
+    dtypes = {wte.dtype, wpe.dtype} | {d[n].dtype for b in checked_blocks for d in b["attn"].values() for n in d}
+    if len(dtypes) > 1:
+        raise TypeError(f"the weights must share one float dtype, got {sorted(map(str, dtypes))}")
+    return {"wte": wte, "wpe": wpe, "blocks": checked_blocks}
 
 
-def check_token_ids(inputs, n_vocab, n_ctx):
-    """Return ``inputs`` as an integer array, or say exactly why it cannot be one.
-
-    >>> check_token_ids([0, 1, 1], n_vocab=2, n_ctx=5)
-    array([0, 1, 1])
-    >>> check_token_ids([0, 2], n_vocab=2, n_ctx=5)
-    Traceback (most recent call last):
-    ...
-    ValueError: token ids must be in 0..1 (the vocabulary has 2 tokens), got 2
-    """
-    array = np.asarray(inputs)
-    if array.ndim not in (1, 2):
+def check_model(model, name="model"):
+    """A model dict as :func:`handtf.build_model` makes it, its arrays checked by :func:`check_weights`."""
+    if not isinstance(model, dict):
+        raise TypeError(f"{name} must be a dict like build_model()'s, got {type(model).__name__}")
+    if set(model) != {"wte", "wpe", "blocks"}:
         raise ValueError(
-            f"token ids must have shape [n_seq] or [n_batch, n_seq], got shape {array.shape}"
+            f"{name} must have the keys 'blocks', 'wpe' and 'wte', as build_model() makes it, got {sorted(model)}"
         )
-    n_seq = array.shape[-1]
-    if not 1 <= n_seq <= n_ctx:
-        raise ValueError(f"a sequence must hold 1 to {n_ctx} tokens (the context length), got {n_seq}")
-    if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
-        raise TypeError(f"token ids must be integers, got an array of {array.dtype}")
-    if array.size and (array.min() < 0 or array.max() >= n_vocab):
-        bad = array.min() if array.min() < 0 else array.max()
-        raise ValueError(
-            f"token ids must be in 0..{n_vocab - 1} (the vocabulary has {n_vocab} tokens), got {bad}"
-        )
-    return array
+    return check_weights(**model)
 
 
-def _layout(tree):
-    """The keys of nested dicts, and the type of anything else: what a block looks like."""
-    if isinstance(tree, dict):
-        return "{" + ", ".join(f"{key!r}: {_layout(value)}" for key, value in tree.items()) + "}"
-    return type(tree).__name__
+def check_gpt(inputs, wte, wpe, blocks, record):
+    weights = check_weights(wte, wpe, blocks)
+    n_vocab, n_ctx = weights["wte"].shape[0], weights["wpe"].shape[0]
+    if np.shape(inputs)[-1:] == (0,) or np.shape(inputs)[-1:] > (n_ctx,):
+        raise ValueError(f"a sequence must hold 1 to {n_ctx} tokens (the context length), got {np.shape(inputs)[-1]}")
+    inputs = check_ids("inputs", inputs, n_vocab)
+    if inputs.shape[-1] > n_ctx:
+        raise ValueError(f"a sequence must hold 1 to {n_ctx} tokens (the context length), got {inputs.shape[-1]}")
+    return {"inputs": inputs, **weights, "record": check_callable("record", record)}

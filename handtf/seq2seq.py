@@ -23,19 +23,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .decoding import beam_search, greedy_search
-from .nn import (
-    _check_ids,
-    _check_n_head,
-    _check_positive_int,
-    causal_mask,
-    ffn,
-    layer_norm,
-    log_softmax,
-    multi_head_attention,
-    positional_encoding,
-    relu,
+from .activations import relu
+from .attend import multi_head_attention
+from .checks import (
+    check_array,
+    check_callable,
+    check_ids,
+    check_int_range,
+    check_keys,
+    check_mask,
+    check_n_head,
+    check_positive_int,
+    check_tree,
+    checked,
 )
+from .layers import ffn, layer_norm
+from .masks import causal_mask
+from .positions import positional_encoding
 
 
 @dataclass(frozen=True)
@@ -56,8 +60,8 @@ class Config:
 
     def __post_init__(self):
         for name in ("vocab_src", "vocab_tgt", "d_model", "n_head", "d_ff", "n_layers"):
-            _check_positive_int(name, getattr(self, name))
-        _check_n_head(self.n_head, self.d_model, name="d_model")
+            check_positive_int(name, getattr(self, name))
+        check_n_head(self.n_head, self.d_model, name="d_model")
         if self.d_model % 2:
             raise ValueError(f"d_model must be even (the positional encoding pairs sin and cos), got {self.d_model}")
         if self.norm not in RESIDUALS:
@@ -114,6 +118,7 @@ def init_params(vocab_src, vocab_tgt, d_model, n_head, d_ff, n_layers, seed, nor
     return {"config": config, "encoder": encoder, "decoder": decoder}
 
 
+@checked
 # --8<-- [start:embed]
 # [..., n_seq], [n_vocab, d_model] -> [..., n_seq, d_model]
 def embed(tokens, wte):
@@ -129,6 +134,7 @@ def embed(tokens, wte):
 # --8<-- [end:embed]
 
 
+@checked
 # --8<-- [start:post_norm]
 # [..., n_seq, d_model] -> [..., n_seq, d_model]
 def post_norm(x, sublayer, ln):
@@ -142,6 +148,7 @@ def post_norm(x, sublayer, ln):
 # --8<-- [end:post_norm]
 
 
+@checked
 # --8<-- [start:pre_norm]
 # [..., n_seq, d_model] -> [..., n_seq, d_model]
 def pre_norm(x, sublayer, ln):
@@ -158,6 +165,7 @@ def pre_norm(x, sublayer, ln):
 RESIDUALS = {"post": post_norm, "pre": pre_norm}
 
 
+@checked
 # --8<-- [start:encoder_block]
 # [..., n_src, d_model] -> [..., n_src, d_model]
 def encoder_block(x, self_attn, ln_1, mlp, ln_2, n_head, src_mask=None, residual=post_norm):
@@ -173,6 +181,7 @@ def encoder_block(x, self_attn, ln_1, mlp, ln_2, n_head, src_mask=None, residual
 # --8<-- [end:encoder_block]
 
 
+@checked
 # --8<-- [start:decoder_block]
 # [..., n_tgt, d_model], [..., n_src, d_model] -> [..., n_tgt, d_model]
 def decoder_block(x, memory, self_attn, ln_1, cross_attn, ln_2, mlp, ln_3, n_head, src_mask=None, residual=post_norm):
@@ -189,6 +198,7 @@ def decoder_block(x, memory, self_attn, ln_1, cross_attn, ln_2, mlp, ln_3, n_hea
 # --8<-- [end:decoder_block]
 
 
+@checked
 # --8<-- [start:encode]
 # [..., n_src] -> [..., n_src, d_model]
 def encode(src, params, src_mask=None):
@@ -202,7 +212,6 @@ def encode(src, params, src_mask=None):
     (3, 8)
     """
     config = params["config"]
-    src = _check_sequence(src, config.vocab_src, "src")
     x = embed(src, params["encoder"]["wte"])  # [..., n_src, d_model]
     for block in params["encoder"]["blocks"]:
         x = encoder_block(x, **block, n_head=config.n_head, src_mask=src_mask, residual=RESIDUALS[config.norm])
@@ -210,6 +219,7 @@ def encode(src, params, src_mask=None):
 # --8<-- [end:encode]
 
 
+@checked
 # --8<-- [start:decode]
 # [..., n_tgt], [..., n_src, d_model] -> [..., n_tgt, vocab_tgt]
 def decode(tgt, memory, params, src_mask=None):
@@ -224,9 +234,6 @@ def decode(tgt, memory, params, src_mask=None):
     (2, 6)
     """
     config = params["config"]
-    tgt = _check_sequence(tgt, config.vocab_tgt, "tgt")
-    if np.shape(memory)[-1:] != (config.d_model,):
-        raise ValueError(f"memory must have shape [..., n_src, d_model={config.d_model}], got {np.shape(memory)}")
     wte = params["decoder"]["wte"]  # [vocab_tgt, d_model]
     x = embed(tgt, wte)  # [..., n_tgt, d_model]
     for block in params["decoder"]["blocks"]:
@@ -237,6 +244,7 @@ def decode(tgt, memory, params, src_mask=None):
 # --8<-- [end:decode]
 
 
+@checked
 # --8<-- [start:forward]
 # [..., n_src], [..., n_tgt] -> [..., n_tgt, vocab_tgt]
 def forward(src, tgt, params, src_mask=None):
@@ -250,54 +258,132 @@ def forward(src, tgt, params, src_mask=None):
 # --8<-- [end:forward]
 
 
-# --8<-- [start:greedy_decode]
-def greedy_decode(params, src, bos, eos, max_len):
-    """Translate one source sequence by always taking the most likely next token.
+# The boundary (see handtf.checks): what each function above accepts.
 
-    Returns the target tokens, starting with ``bos`` and ending with ``eos`` if
-    it came within ``max_len`` new tokens. Each step re-runs the decoder on the
-    whole prefix (no cache), which is slow but simple.
 
-    >>> params = init_params(5, 6, d_model=8, n_head=2, d_ff=32, n_layers=1, seed=0)
-    >>> tokens = greedy_decode(params, np.array([1, 2, 3]), bos=0, eos=1, max_len=4)
-    >>> tokens[0], 2 <= len(tokens) <= 5
-    (0, True)
+def param_shapes(config):
+    """The shape of every array ``init_params`` makes for ``config``, in the same nested layout.
+
+    >>> param_shapes(Config(5, 6, d_model=8, n_head=2, d_ff=32, n_layers=1))["decoder"]["wte"]
+    (6, 8)
     """
-    tokens, _ = greedy_search(_next_token_log_probs(params, src, bos, eos), [bos], max_len, eos)
-    return tokens
-# --8<-- [end:greedy_decode]
+    d = config.d_model
+
+    def dense(n_in, n_out):
+        return {"w": (n_in, n_out), "b": (n_out,)}
+
+    ln = {"g": (d,), "b": (d,)}
+    attn = {name: dense(d, d) for name in ("c_q", "c_k", "c_v", "c_proj")}
+    mlp = {"c_fc": dense(d, config.d_ff), "c_proj": dense(config.d_ff, d)}
+    encoder_block = {"self_attn": attn, "ln_1": ln, "mlp": mlp, "ln_2": ln}
+    decoder_block = {"self_attn": attn, "ln_1": ln, "cross_attn": attn, "ln_2": ln, "mlp": mlp, "ln_3": ln}
+
+    def stack(vocab, block):
+        return {"wte": (vocab, d), "blocks": [block] * config.n_layers} | ({"ln_f": ln} if config.norm == "pre" else {})
+
+    return {"encoder": stack(config.vocab_src, encoder_block), "decoder": stack(config.vocab_tgt, decoder_block)}
 
 
-# --8<-- [start:beam_decode]
-def beam_decode(params, src, bos, eos, max_len, beam_width, length_penalty=0.0):
-    """Translate one source sequence with ``decoding.beam_search``; return the best target tokens.
-
-    >>> params = init_params(5, 6, d_model=8, n_head=2, d_ff=32, n_layers=1, seed=0)
-    >>> src = np.array([1, 2, 3])
-    >>> beam_decode(params, src, 0, 1, 4, beam_width=1) == greedy_decode(params, src, 0, 1, 4)
-    True
-    """
-    step_fn = _next_token_log_probs(params, src, bos, eos)
-    hypotheses = beam_search(step_fn, [bos], beam_width, max_len, eos, length_penalty)
-    return hypotheses[0][0]
-# --8<-- [end:beam_decode]
-
-
-# the step function of greedy_search and beam_search: target prefix -> log-probs of the next token
-def _next_token_log_probs(params, src, bos, eos):
+def check_params(params):
+    """``params`` as ``init_params`` makes them: its config, and every array at its place with its shape."""
+    check_keys("params", params, ("config", "encoder", "decoder"))
     config = params["config"]
-    if np.ndim(src) != 1:
-        raise ValueError(f"src must be one sequence of shape [n_src], got shape {np.shape(src)}")
-    for name, token in (("bos", bos), ("eos", eos)):
-        if isinstance(token, bool) or not isinstance(token, (int, np.integer)):
-            raise TypeError(f"{name} must be an integer token id, got {token!r}")
-        _check_ids(token, config.vocab_tgt, name)
-    memory = encode(src, params)  # [n_src, d_model]
-    return lambda tokens: log_softmax(decode(np.array(tokens), memory, params)[-1])  # [vocab_tgt]
+    if not isinstance(config, Config):
+        raise TypeError(f"params['config'] must be a handtf.seq2seq.Config, got {type(config).__name__}")
+    weights = check_tree("params", {k: params[k] for k in ("encoder", "decoder")}, param_shapes(config))
+    return {"config": config, **weights}
 
 
-def _check_sequence(tokens, n_vocab, name):
-    tokens = _check_ids(tokens, n_vocab, name)
-    if tokens.ndim not in (1, 2) or tokens.shape[-1] == 0:
-        raise ValueError(f"{name} must have shape [n_seq] or [n_batch, n_seq] with n_seq >= 1, got {tokens.shape}")
-    return tokens
+def check_sequence(name, tokens, n_vocab):
+    shape = np.shape(tokens)
+    if len(shape) not in (1, 2) or shape[-1] == 0:
+        raise ValueError(f"{name} must have shape [n_seq] or [n_batch, n_seq] with n_seq >= 1, got {shape}")
+    return check_ids(name, tokens, n_vocab)
+
+
+def check_src_mask(src_mask, batch_shape, n_q, n_src):
+    if src_mask is not None and np.ndim(src_mask) < 2:
+        raise ValueError(f"src_mask must have shape [..., 1, n_src] (padding_mask makes it), got shape {np.shape(src_mask)}")
+    return check_mask(src_mask, tuple(batch_shape) + (n_q, n_src))
+
+
+def check_residual_input(x, ln):
+    x = check_array("x", x, min_ndim=2, shape="[..., n_seq, d_model]")
+    return x, check_tree("ln", ln, {"g": (x.shape[-1],), "b": (x.shape[-1],)})
+
+
+def check_embed(tokens, wte):
+    wte = check_array("wte", wte, ndim=2)
+    if wte.shape[1] % 2:
+        raise ValueError(f"wte must have an even d_model (the positional encoding pairs sin and cos), got shape {wte.shape}")
+    return {"tokens": check_ids("tokens", tokens, wte.shape[0]), "wte": wte}
+
+
+def check_post_norm(x, sublayer, ln):
+    x, ln = check_residual_input(x, ln)
+    return {"x": x, "sublayer": check_callable("sublayer", sublayer), "ln": ln}
+
+
+check_pre_norm = check_post_norm
+
+
+def check_block(x, n_head, residual, blocks_key, **block):
+    x = check_array("x", x, min_ndim=2, shape="[..., n_seq, d_model]")
+    d_model = x.shape[-1]
+    config = Config(1, 1, d_model, check_n_head(n_head, d_model, name="d_model, the last axis of x"), 1, 1)
+    shapes = param_shapes(config)[blocks_key]["blocks"][0]
+    d_ff = dense_hidden(block.get("mlp"))
+    shapes["mlp"] = {"c_fc": {"w": (d_model, d_ff), "b": (d_ff,)}, "c_proj": {"w": (d_ff, d_model), "b": (d_model,)}}
+    if residual not in RESIDUALS.values():
+        raise ValueError("residual must be post_norm (the paper) or pre_norm (GPT-2)")
+    return {"x": x, **check_tree("block", block, shapes)}
+
+
+def dense_hidden(mlp):
+    """The hidden width d_ff of an ``mlp`` dict, read from ``c_fc``'s ``w`` (checked fully afterwards)."""
+    check_keys("mlp", mlp, ("c_fc", "c_proj"))
+    check_keys("mlp['c_fc']", mlp["c_fc"], ("w", "b"))
+    return check_array("mlp['c_fc']['w']", mlp["c_fc"]["w"], ndim=2).shape[1]
+
+
+def check_encoder_block(x, self_attn, ln_1, mlp, ln_2, n_head, src_mask, residual):
+    block = dict(self_attn=self_attn, ln_1=ln_1, mlp=mlp, ln_2=ln_2)
+    checked_args = check_block(x, n_head, residual, "encoder", **block)
+    x = checked_args["x"]
+    src_mask = check_src_mask(src_mask, x.shape[:-2], x.shape[-2], x.shape[-2])
+    return checked_args | {"src_mask": src_mask}
+
+
+def check_decoder_block(x, memory, self_attn, ln_1, cross_attn, ln_2, mlp, ln_3, n_head, src_mask, residual):
+    block = dict(self_attn=self_attn, ln_1=ln_1, cross_attn=cross_attn, ln_2=ln_2, mlp=mlp, ln_3=ln_3)
+    checked_args = check_block(x, n_head, residual, "decoder", **block)
+    memory = check_memory(memory, checked_args["x"].shape[-1])
+    x = checked_args["x"]
+    batch = np.broadcast_shapes(x.shape[:-2], memory.shape[:-2])
+    return checked_args | {"memory": memory, "src_mask": check_src_mask(src_mask, batch, x.shape[-2], memory.shape[-2])}
+
+
+def check_memory(memory, d_model):
+    memory = check_array("memory", memory, min_ndim=2, shape="[..., n_src, d_model]")
+    if memory.shape[-1] != d_model:
+        raise ValueError(f"memory must have shape [..., n_src, d_model={d_model}], got {memory.shape}")
+    return memory
+
+
+def check_encode(src, params, src_mask):
+    params = check_params(params)
+    src = check_sequence("src", src, params["config"].vocab_src)
+    return {"src": src, "params": params, "src_mask": check_src_mask(src_mask, src.shape[:-1], src.shape[-1], src.shape[-1])}
+
+
+def check_decode(tgt, memory, params, src_mask):
+    params = check_params(params)
+    tgt = check_sequence("tgt", tgt, params["config"].vocab_tgt)
+    memory = check_memory(memory, params["config"].d_model)
+    src_mask = check_src_mask(src_mask, np.broadcast_shapes(tgt.shape[:-1], memory.shape[:-2]), tgt.shape[-1], memory.shape[-2])
+    return {"tgt": tgt, "memory": memory, "params": params, "src_mask": src_mask}
+
+
+def check_forward(src, tgt, params, src_mask):
+    checked_args = check_encode(src, params, src_mask)
+    return checked_args | {"tgt": check_sequence("tgt", tgt, checked_args["params"]["config"].vocab_tgt)}

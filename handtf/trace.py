@@ -1,18 +1,19 @@
 """Every intermediate of one forward pass, by name.
 
-``trace`` repeats the steps of :func:`handtf.model.gpt` one at a time and keeps
-each result, so a page can print (and a figure can draw) the exact matrix the
-model computed. A test checks that its logits equal ``gpt``'s.
+``trace`` runs :func:`handtf.gpt` itself with a :class:`handtf.recording.Recorder`
+passed down as ``record``: every matrix a page prints or a figure draws is the
+one the forward pass computed, not a copy of its steps.
 """
 
-import math
 from dataclasses import dataclass, fields
 
 import numpy as np
 
+from .activations import softmax
+from .checks import checked
 from .inference import context_window
-from .model import check_token_ids, check_weights
-from .nn import _check_self_attention, causal_mask, linear, softmax
+from .model import check_model, gpt
+from .recording import Recorder
 from .tokenizer import untok
 from .weights import MODEL
 
@@ -60,6 +61,7 @@ class Trace:
         return "".join(untok(int(i)) for i in np.argmax(self.probs, axis=-1))
 
 
+@checked
 # --8<-- [start:trace]
 def trace(context, model=MODEL):
     """Run the model on ``context`` (its last ``N_CTX`` tokens) and keep every step.
@@ -68,43 +70,27 @@ def trace(context, model=MODEL):
     >>> t.embedding.shape, t.qkv.shape, t.attention_weights.shape, t.logits.shape
     ((5, 8), (5, 24), (5, 5), (5, 2))
     """
-    _check_one_block_model(model)
-    (block,) = model["blocks"]
-    c_attn, c_proj = block["attn"]["c_attn"], block["attn"]["c_proj"]
-    wte, wpe = model["wte"], model["wpe"]
-    tokens = check_token_ids(context_window(context), n_vocab=wte.shape[0], n_ctx=wpe.shape[0])  # [n_seq]
-    token_embedding = wte[tokens]  # [n_seq, n_embd]
-    position_embedding = wpe[: len(tokens)]  # [n_seq, n_embd]
-    embedding = token_embedding + position_embedding  # [n_seq, n_embd]
-    _check_self_attention(embedding, c_attn, c_proj)  # c_attn: n_embd -> 3*n_embd, c_proj: n_embd -> n_embd
-    qkv = linear(embedding, **c_attn)  # [n_seq, 3*n_embd]
-    q, k, v = np.split(qkv, 3, axis=-1)  # 3 of [n_seq, n_embd]
-    scores = q @ k.swapaxes(-1, -2)  # [n_seq, n_seq]
-    scaled_scores = scores / math.sqrt(q.shape[-1])  # [n_seq, n_seq]
-    mask = causal_mask(len(tokens), embedding.dtype)  # [n_seq, n_seq]
-    masked_scores = scaled_scores + mask  # [n_seq, n_seq]
-    attention_weights = softmax(masked_scores)  # [n_seq, n_seq]
-    attention_output = attention_weights @ v  # [n_seq, n_embd]
-    projection = linear(attention_output, **c_proj)  # [n_seq, n_embd]
-    residual = embedding + projection  # [n_seq, n_embd]
-    logits = residual @ wte.swapaxes(-1, -2)  # [n_seq, n_vocab]
-    probs = softmax(logits)  # [n_seq, n_vocab]
+    tokens = np.array(context_window(context))  # [n_seq]
+    record = Recorder()
+    logits = gpt(tokens, **model, record=record)  # [n_seq, n_vocab], every step kept in record.arrays
     return Trace(
-        context="".join(untok(int(t)) for t in tokens), tokens=tokens,
-        token_embedding=token_embedding, position_embedding=position_embedding, embedding=embedding,
-        qkv=qkv, q=q, k=k, v=v,
-        scores=scores, scaled_scores=scaled_scores, mask=mask, masked_scores=masked_scores,
-        attention_weights=attention_weights, attention_output=attention_output,
-        projection=projection, residual=residual, logits=logits, probs=probs,
+        context="".join(untok(int(t)) for t in tokens),
+        tokens=tokens,
+        **{name: arrays[0] for name, arrays in record.arrays.items()},  # one block: each name recorded once
+        logits=logits,
+        probs=softmax(logits),  # [n_seq, n_vocab]
     )
 # --8<-- [end:trace]
 
 
-def _check_one_block_model(model):
-    if not isinstance(model, dict):
-        raise TypeError(f"model must be a dict like build_model()'s, got {type(model).__name__}")
-    if set(model) != {"wte", "wpe", "blocks"}:
-        raise ValueError(f"model must have the keys 'blocks', 'wpe' and 'wte', as build_model() makes it, got {sorted(model)}")
-    check_weights(**model)
+# The boundary (see handtf.checks): what trace accepts.
+
+
+def check_trace(context, model):
+    n_seq = len(context_window(context))  # refuses an empty context or a character that is not a token
+    model = check_model(model)
+    if n_seq > model["wpe"].shape[0]:
+        raise ValueError(f"a sequence must hold 1 to {model['wpe'].shape[0]} tokens (the context length), got {n_seq}")
     if len(model["blocks"]) != 1:
         raise ValueError(f"trace follows a model with exactly one block, got {len(model['blocks'])} blocks")
+    return {"model": model}

@@ -11,6 +11,9 @@ Every row of the embedding space has one job, written as a label::
 
 import numpy as np
 
+from .checks import check_float_dtype, checked
+from .model import check_model, gpt
+
 N_CTX = 5  # context length: the model sees at most 5 tokens
 N_VOCAB = 2  # two tokens: a (id 0) and b (id 1)
 N_EMBED = 8  # 5 position columns + 2 token columns + 1 scratch column
@@ -22,13 +25,6 @@ TOKEN_LABELS = ("a", "b")
 QKV_LABELS = tuple(f"{part}:{label}" for part in "qkv" for label in EMBED_LABELS)
 
 _P = {label: EMBED_LABELS.index(label) for label in EMBED_LABELS}  # label -> column
-
-
-def _check_lg(lg):
-    if isinstance(lg, bool) or not isinstance(lg, (int, float, np.integer, np.floating)):
-        raise TypeError(f"lg must be a number, got {type(lg).__name__}")
-    if not (np.isfinite(lg) and lg > 0):
-        raise ValueError(f"lg must be a finite number greater than 0, got {lg}")
 
 
 # --8<-- [start:embeddings]
@@ -56,6 +52,7 @@ def position_embeddings():
 # --8<-- [end:embeddings]
 
 
+@checked
 # --8<-- [start:c_attn]
 def c_attn_weights(lg=LG):
     """``c_attn``: the ``[8, 24]`` matrix that makes q, k and v from the embedding.
@@ -72,7 +69,6 @@ def c_attn_weights(lg=LG):
     >>> w[3, :8]  # position 3 looks for positions 2 and 3
     array([   0.,    0., 1024., 1024.,    0.,    0.,    0.,    0.])
     """
-    _check_lg(lg)
     q = np.zeros((N_EMBED, N_EMBED))  # [n_embd, n_embd]
     for i in range(N_CTX):
         q[i, max(i - 1, 0) : i + 1] = lg  # position i -> window {i - 1, i}
@@ -88,6 +84,7 @@ def c_attn_weights(lg=LG):
 # --8<-- [end:c_attn]
 
 
+@checked
 # --8<-- [start:c_proj]
 def c_proj_weights(lg=LG):
     """``c_proj``: turn the verdict in column ``V`` into a scaled one-hot token.
@@ -101,7 +98,6 @@ def c_proj_weights(lg=LG):
     >>> c_proj["b"]
     array([   0.,    0.,    0.,    0.,    0., 1024.,    0.,    0.])
     """
-    _check_lg(lg)
     w = np.zeros((N_EMBED, N_EMBED))  # [n_embd, n_embd]
     w[_P["V"], _P["a"]] = -lg
     w[_P["V"], _P["b"]] = lg
@@ -111,6 +107,7 @@ def c_proj_weights(lg=LG):
 # --8<-- [end:c_proj]
 
 
+@checked
 # --8<-- [start:build_model]
 def build_model(lg=LG, dtype=np.float64):
     """The whole hand-made model, keyed like GPT-2, so ``gpt(tokens, **model)`` runs.
@@ -119,10 +116,6 @@ def build_model(lg=LG, dtype=np.float64):
     >>> sorted(model), sorted(model["blocks"][0]["attn"])
     (['blocks', 'wpe', 'wte'], ['c_attn', 'c_proj'])
     """
-    _check_lg(lg)
-    dtype = np.dtype(dtype)
-    if dtype.kind != "f":
-        raise TypeError(f"dtype must be a floating-point type such as float16/32/64, got {dtype}")
     model = {
         "wte": token_embeddings(),  # [n_vocab, n_embd]
         "wpe": position_embeddings(),  # [n_ctx, n_embd]
@@ -135,16 +128,75 @@ def build_model(lg=LG, dtype=np.float64):
             }
         ],
     }
-    return _as_dtype(model, dtype)
+    return as_dtype(model, dtype)
 
 
-def _as_dtype(tree, dtype):
+def as_dtype(tree, dtype):
+    """Every array of a nested dict/list, cast to ``dtype``."""
     if isinstance(tree, dict):
-        return {key: _as_dtype(value, dtype) for key, value in tree.items()}
+        return {key: as_dtype(value, dtype) for key, value in tree.items()}
     if isinstance(tree, list):
-        return [_as_dtype(value, dtype) for value in tree]
+        return [as_dtype(value, dtype) for value in tree]
     return tree.astype(dtype)
-
-
-MODEL = build_model(LG)
 # --8<-- [end:build_model]
+
+
+# The boundary (see handtf.checks): what each function above accepts.
+
+
+def check_lg(lg):
+    if isinstance(lg, bool) or not isinstance(lg, (int, float, np.integer, np.floating)):
+        raise TypeError(f"lg must be a number, got {type(lg).__name__}")
+    if not (np.isfinite(lg) and lg > 0):
+        raise ValueError(f"lg must be a finite number greater than 0, got {lg}")
+    return float(lg)
+
+
+def check_c_attn_weights(lg):
+    return {"lg": check_lg(lg)}
+
+
+check_c_proj_weights = check_c_attn_weights
+
+
+def check_build_model(lg, dtype):
+    lg, dtype = check_lg(lg), check_float_dtype("dtype", dtype)
+    with np.errstate(over="ignore"):
+        model = build_model.__wrapped__(lg, dtype)
+    try:
+        check_finite_model(model)
+    except ValueError as error:
+        raise ValueError(f"lg = {lg:g} overflows {dtype}: {error}") from None
+    return {"lg": lg, "dtype": dtype}
+
+
+def check_finite_model(model):
+    """A model of handtf's shape (``n_vocab = 2``, ``n_ctx >= N_CTX``) whose logits are finite.
+
+    Finite weights can still overflow on the way to the logits. With two
+    tokens there are only ``2**N_CTX`` full windows, and row ``i`` of a
+    window's logits is the logits of its first ``i + 1`` tokens (the causal
+    mask), so one batched pass over all of them checks every input the model
+    can see.
+    """
+    model = check_model(model)
+    n_vocab, n_ctx = model["wte"].shape[0], model["wpe"].shape[0]
+    if n_vocab != N_VOCAB or n_ctx < N_CTX:
+        raise ValueError(
+            f"model must have a vocabulary of {N_VOCAB} tokens and at least {N_CTX} positions, "
+            f"got wte of shape {model['wte'].shape} and wpe of shape {model['wpe'].shape}"
+        )
+    windows = (np.arange(2**N_CTX)[:, None] >> np.arange(N_CTX)) & 1  # [32, N_CTX], every window of a and b
+    with np.errstate(all="ignore"):
+        logits = gpt(windows, **model)  # [32, N_CTX, n_vocab]
+    bad = np.argwhere(~np.isfinite(logits))
+    if bad.size:
+        window = "".join("ab"[t] for t in windows[bad[0][0], : bad[0][1] + 1])
+        raise ValueError(
+            f"the model's logits are not finite after {window!r} (they overflow {logits.dtype}); "
+            "use smaller weights or a wider dtype"
+        )
+    return model
+
+
+MODEL = build_model(LG)  # the tutorial's model, lg = 1024 in float64

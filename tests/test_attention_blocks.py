@@ -1,4 +1,4 @@
-"""The attention building blocks of handtf.nn against independently computed values.
+"""The attention building blocks of handtf against independently computed values.
 
 The references here are written with plain Python loops and explicit column
 slices, not with handtf's functions, so that a shared mistake cannot hide.
@@ -18,7 +18,7 @@ from handtf import (
     mha,
     multi_head_attention,
     padding_mask,
-    scaled_dot_product_attention,
+    attention,
     softmax,
     split_heads,
 )
@@ -101,7 +101,7 @@ def test_the_notebook_example_reproduces_its_printed_numbers():
     output = [[0.61546057, 0.38453943], [0.5, 0.5], [0.38453943, 0.61546057]]
     assert np.array_equal(EMB @ EMB.T, scores)
     assert np.allclose(attention_weights(EMB, EMB), weights, rtol=0, atol=5e-9)
-    assert np.allclose(scaled_dot_product_attention(EMB, EMB, EMB), output, rtol=0, atol=5e-9)
+    assert np.allclose(attention(EMB, EMB, EMB), output, rtol=0, atol=5e-9)
 
 
 def test_the_notebook_example_by_hand():
@@ -110,7 +110,7 @@ def test_the_notebook_example_by_hand():
     row = [e / sum(exps) for e in exps]
     assert attention_weights(EMB, EMB)[0].tolist() == pytest.approx(row, abs=1e-15)
     out = [sum(row[j] * EMB[j, c] for j in range(3)) for c in range(2)]
-    assert scaled_dot_product_attention(EMB, EMB, EMB)[0].tolist() == pytest.approx(out, abs=1e-15)
+    assert attention(EMB, EMB, EMB)[0].tolist() == pytest.approx(out, abs=1e-15)
 
 
 # --- the soft lookup ----------------------------------------------------------------------------
@@ -122,7 +122,7 @@ def test_a_soft_lookup_is_a_weighted_sum_and_an_exact_lookup_is_one_hot():
     assert sum(weights[key] * table[key] for key in table) == 8.0
     keys = 100 * np.eye(3)  # three orthogonal keys; a sharp query on the first
     values = np.array([[10.0], [5.0], [2.0]])
-    assert scaled_dot_product_attention(keys[:1], keys, values)[0, 0] == 10.0
+    assert attention(keys[:1], keys, values)[0, 0] == 10.0
 
 
 def test_one_query_is_a_softmax_of_dot_products():
@@ -132,7 +132,7 @@ def test_one_query_is_a_softmax_of_dot_products():
     expected = [math.exp(float(key @ query) / math.sqrt(6)) for key in keys]
     expected = [e / sum(expected) for e in expected]
     assert attention_weights(query[None], keys)[0].tolist() == pytest.approx(expected, abs=1e-15)
-    out = scaled_dot_product_attention(query[None], keys, prices[:, None])
+    out = attention(query[None], keys, prices[:, None])
     assert out.shape == (1, 1)
     assert out[0, 0] == pytest.approx(sum(w * p for w, p in zip(expected, prices)), abs=1e-14)
 
@@ -146,7 +146,7 @@ def test_attention_matches_the_loop_reference(n_q, n_k, d_k, d_v):
     q, k, v = rng.standard_normal((n_q, d_k)), rng.standard_normal((n_k, d_k)), rng.standard_normal((n_k, d_v))
     out, weights = ref_attention(q, k, v)
     assert np.allclose(attention_weights(q, k), weights, rtol=0, atol=1e-12)
-    assert np.allclose(scaled_dot_product_attention(q, k, v), out, rtol=0, atol=1e-12)
+    assert np.allclose(attention(q, k, v), out, rtol=0, atol=1e-12)
     assert np.allclose(attention_weights(q, k).sum(axis=-1), 1.0)
 
 
@@ -155,7 +155,7 @@ def test_a_mask_equals_leaving_the_hidden_keys_out():
     q, k, v = rng.standard_normal((5, 4)), rng.standard_normal((5, 4)), rng.standard_normal((5, 3))
     out, weights = ref_attention(q, k, v, causal)
     assert np.allclose(attention_weights(q, k, causal_mask(5)), weights, rtol=0, atol=1e-12)
-    assert np.allclose(scaled_dot_product_attention(q, k, v, causal_mask(5)), out, rtol=0, atol=1e-12)
+    assert np.allclose(attention(q, k, v, causal_mask(5)), out, rtol=0, atol=1e-12)
 
 
 def test_a_batch_equals_one_sequence_at_a_time():
@@ -163,7 +163,7 @@ def test_a_batch_equals_one_sequence_at_a_time():
     q, k, v = rng.standard_normal((3, 4, 2)), rng.standard_normal((3, 5, 2)), rng.standard_normal((3, 5, 3))
     key_is_pad = np.array([[False] * 5, [False, False, False, True, True], [False] * 4 + [True]])
     mask = padding_mask(key_is_pad)  # [3, 1, 5]
-    batch = scaled_dot_product_attention(q, k, v, mask)
+    batch = attention(q, k, v, mask)
     for b in range(3):
         hidden = lambda i, j, b=b: bool(key_is_pad[b, j])
         assert np.allclose(batch[b], ref_attention(q[b], k[b], v[b], hidden)[0], rtol=0, atol=1e-12)
@@ -219,8 +219,8 @@ def test_padding_and_causal_masks_combine_with_minimum():
     weights = attention_weights(x, x, both)
     assert np.all(weights[1][:, 2:] == 0.0)  # padding keys get no weight
     # the real tokens of the padded sequence get what they get without the padding
-    alone = scaled_dot_product_attention(x[1, :2], x[1, :2], x[1, :2], causal_mask(2))
-    assert np.allclose(scaled_dot_product_attention(x, x, x, both)[1, :2], alone, rtol=0, atol=1e-15)
+    alone = attention(x[1, :2], x[1, :2], x[1, :2], causal_mask(2))
+    assert np.allclose(attention(x, x, x, both)[1, :2], alone, rtol=0, atol=1e-15)
 
 
 def test_a_fully_hidden_row_stays_finite():
@@ -245,9 +245,9 @@ def change_each_token_and_compare(attend, x):
         assert not np.allclose(after[..., t, :], before[..., t, :]), f"changing token {t} did not change its own output"
 
 
-def test_the_causal_mask_never_leaks_the_future_in_scaled_dot_product_attention():
+def test_the_causal_mask_never_leaks_the_future_in_attention():
     rng = np.random.default_rng(5)
-    change_each_token_and_compare(lambda x: scaled_dot_product_attention(x, x, x, causal_mask(6)), rng.standard_normal((6, 3)))
+    change_each_token_and_compare(lambda x: attention(x, x, x, causal_mask(6)), rng.standard_normal((6, 3)))
 
 
 @pytest.mark.parametrize("n_head", [1, 2, 4])
@@ -272,7 +272,7 @@ def test_without_a_mask_the_future_does_leak():
     x = rng.standard_normal((4, 3))
     changed = x.copy()
     changed[3] += 1.0
-    assert not np.allclose(scaled_dot_product_attention(changed, changed, changed)[0], scaled_dot_product_attention(x, x, x)[0])
+    assert not np.allclose(attention(changed, changed, changed)[0], attention(x, x, x)[0])
 
 
 # --- heads --------------------------------------------------------------------------------------
@@ -452,7 +452,7 @@ def test_n_head_must_divide_the_width(call, error, message):
         (lambda: attention_weights(np.ones(2), np.ones((3, 2))), r"q and k must have shape \[\.\.\., n_q, d_k\] and \[\.\.\., n_k, d_k\]"),
         (lambda: attention_weights(np.ones((2, 3, 2)), np.ones((4, 3, 2))), r"the batch axes of q \(2, 3, 2\) and k \(4, 3, 2\) do not broadcast"),
         # one value per key
-        (lambda: scaled_dot_product_attention(np.ones((3, 2)), np.ones((3, 2)), np.ones((2, 2))), r"v must have shape \[\.\.\., n_k, d_v\] with n_k = 3, one value per key"),
+        (lambda: attention(np.ones((3, 2)), np.ones((3, 2)), np.ones((2, 2))), r"v must have shape \[\.\.\., n_k, d_v\] with n_k = 3, one value per key"),
         (lambda: attend_heads(np.ones((3, 4)), np.ones((3, 4)), np.ones((2, 4)), 2), r"k has shape \(3, 4\) and v has shape \(2, 4\)"),
         # masks of the wrong shape
         (lambda: attention_weights(np.ones((3, 2)), np.ones((3, 2)), np.zeros((3, 2))), r"mask has shape \(3, 2\), which does not broadcast to the scores' shape \(3, 3\)"),

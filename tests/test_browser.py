@@ -1,138 +1,23 @@
 """The built site in a real browser (Debian's Chromium driven by Playwright), both languages.
 
 The site is served on localhost under the sub-path ``/handtf/``, as it would be
-deployed. The pages are found by crawling from the two home pages. Set
+deployed. The pages are found by crawling from the two home pages. The
+fixtures (``built_site``, ``base_url``, ``browser``, ``crawl``) are in
+``conftest.py`` and shared by every test file; ``browsing.py`` has ``Visit``. Set
 ``HANDTF_SCREENSHOTS=DIR`` to save screenshots of a few pages for a person to
 look at.
 """
 
-import functools
 import os
 import re
-import shutil
-import threading
-from collections import deque
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import unquote, urldefrag, urlparse
+from urllib.parse import unquote, urldefrag
 
 import pytest
 
-PREFIX = "/handtf/"
-LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
+from browsing import Visit, is_page
+
 RAW_TEX = re.compile(r"\\[(\[]|\\frac|\\sqrt|\$\$|\\mathrm|\\text\{")
-
-
-def find_chromium():
-    path = shutil.which("chromium") or shutil.which("chromium-browser")
-    if path:
-        return path
-    if os.environ.get("CI"):
-        pytest.fail("CI is set but no Chromium was found: .ci/run installs it with apt-get", pytrace=False)
-    pytest.skip("no Chromium on this machine (apt-get install chromium); the browser tests need it")
-
-
-class _SubPathHandler(SimpleHTTPRequestHandler):
-    """Serves the site folder at /handtf/ and nothing else, quietly."""
-
-    def translate_path(self, path):
-        path = urlparse(path).path
-        if not path.startswith(PREFIX):
-            return str(Path(self.directory) / "__not_under_the_sub_path__")
-        return super().translate_path("/" + path[len(PREFIX) :])
-
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture(scope="module")
-def base_url(built_site):
-    handler = functools.partial(_SubPathHandler, directory=str(built_site))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}{PREFIX}"
-    server.shutdown()
-    server.server_close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    executable = find_chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, args=LAUNCH_ARGS)
-        yield browser
-        browser.close()
-
-
-class Visit:
-    """One page load: what it logged, what it requested, and what it shows."""
-
-    def __init__(self, browser, url):
-        self.url = url
-        self.console_errors, self.remote_requests, self.failed = [], [], []
-        self.page = browser.new_page()
-        self.page.on("console", lambda m: m.type == "error" and self.console_errors.append(m.text))
-        self.page.on("pageerror", lambda e: self.console_errors.append(str(e)))
-        self.page.on("request", self._on_request)
-        self.page.on("requestfailed", lambda r: self.failed.append(f"{r.url} ({r.failure})"))
-        self.page.on("response", lambda r: r.status >= 400 and self.failed.append(f"{r.url} (HTTP {r.status})"))
-        self.page.goto(url, wait_until="load")
-        self.page.wait_for_load_state("networkidle")
-
-    def _on_request(self, request):
-        if urlparse(request.url).hostname not in ("127.0.0.1", "localhost") and not request.url.startswith("data:"):
-            self.remote_requests.append(request.url)
-
-    def facts(self):
-        """Everything about the page the checks need, read in one go."""
-        return self.page.evaluate(
-            """() => ({
-                ids: [...document.querySelectorAll('[id]')].map(e => e.id),
-                links: [...document.querySelectorAll('a[href]')].map(a => a.href),
-                images: [...document.querySelectorAll('img')].map(i => ({
-                    src: i.currentSrc || i.src, alt: i.getAttribute('alt') || '',
-                    loaded: i.complete && i.naturalWidth > 0})),
-                text: document.querySelector('.md-content') ? document.querySelector('.md-content').innerText : '',
-                code_blocks: document.querySelectorAll('.md-content div.highlight > pre').length,
-                copy_buttons: document.querySelectorAll('.md-content div.highlight > pre button[data-md-type="copy"]').length,
-                math: document.querySelectorAll('.arithmatex').length,
-                mathml: document.querySelectorAll('.arithmatex math').length,
-                switcher: [...document.querySelectorAll('a[hreflang]')].map(a => [a.getAttribute('hreflang'), a.href]),
-                lang: document.documentElement.lang,
-            })"""
-        )
-
-    def close(self):
-        self.page.close()
-
-
-def is_page(url, base_url):
-    path = urlparse(url).path
-    return url.startswith(base_url) and (path.endswith("/") or path.endswith(".html"))
-
-
-@pytest.fixture(scope="module")
-def crawl(browser, base_url):
-    """Visit every page reachable from the two home pages; keep what each page showed."""
-    seen, queue, results = set(), deque([base_url, base_url + "zh/"]), {}
-    while queue:
-        url = queue.popleft()
-        if url in seen:
-            continue
-        seen.add(url)
-        visit = Visit(browser, url)
-        facts = visit.facts()
-        results[url] = (visit, facts)
-        for link in facts["links"]:
-            target = urldefrag(link)[0]
-            if is_page(target, base_url) and target not in seen:
-                queue.append(target)
-    yield results
-    for visit, _ in results.values():
-        visit.close()
 
 
 def test_both_languages_are_crawled(crawl, base_url):

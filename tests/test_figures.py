@@ -4,6 +4,7 @@ import importlib.util
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -40,14 +41,24 @@ def test_drawing_a_figure_twice_gives_the_same_bytes(render_figures):
     first, second = render_figures.render("c-attn"), render_figures.render("c-attn")
     assert first == second
     assert b"<image" not in first, "figures must be vector drawings, without embedded rasters"
+    assert render_figures.render("c-attn", scheme="dark") == render_figures.render("c-attn", scheme="dark")
+
+
+def test_the_dark_variant_is_drawn_on_materials_slate_background(render_figures):
+    light, dark = render_figures.render("wte"), render_figures.render("wte", scheme="dark")
+    assert b"fill: #ffffff" in light and b"#1e2129" not in light
+    assert b"fill: #1e2129" in dark  # Material's slate: hsl(225, 15%, 14%)
+    assert render_figures.render("wte") == light, "drawing the dark variant leaves the light one as it was"
 
 
 def test_check_names_a_stale_a_missing_and_an_extra_figure(render_figures, tmp_path):
     (tmp_path / "wte.svg").write_bytes(render_figures.render("wte"))
+    (tmp_path / "wte.dark.svg").write_bytes(render_figures.render("wte", scheme="dark"))
     (tmp_path / "wpe.svg").write_bytes(render_figures.render("wpe").replace(b"P0", b"P9", 1))
+    (tmp_path / "wpe.dark.svg").write_bytes(render_figures.render("wpe", scheme="light"))  # the wrong scheme
     (tmp_path / "old.svg").write_text("<svg/>")
     problems = render_figures.check(["wte", "wpe", "v"], tmp_path)
-    assert [problem.split(":")[0] for problem in problems] == ["wpe", "v", "old.svg"]
+    assert [problem.split(":")[0] for problem in problems] == ["wpe.svg", "wpe.dark.svg", "v.svg", "v.dark.svg", "old.svg"]
 
 
 def test_an_unknown_figure_name_is_one_line_and_exit_status_2():
@@ -59,19 +70,60 @@ def test_an_unknown_figure_name_is_one_line_and_exit_status_2():
 
 
 def test_every_figure_file_has_a_function(render_figures):
-    drawn = {f"{name}.svg" for name in render_figures.FIGURES}
+    drawn = {f"{name}{suffix}" for name in render_figures.FIGURES for suffix in (".svg", ".dark.svg")}
     assert {path.name for path in FIGURE_DIR.iterdir()} == drawn
+
+
+def figure_images(page):
+    """``(name, scheme fragment)`` of every figure a page shows, in order."""
+    shown = []
+    for path in images(page):
+        file, _, fragment = path.partition("#")
+        if (page.parent / file).resolve().parent == FIGURE_DIR.resolve():
+            shown.append((Path(file).name.removesuffix(".svg"), fragment))
+    return shown
 
 
 def referenced_figures(language):
     """The figure names that the pages of one language show."""
-    return {
-        (page.parent / path).resolve().stem
-        for page in pages(language)
-        if page.suffix == ".md"
-        for path in images(page)
-        if (page.parent / path).resolve().parent == FIGURE_DIR.resolve()
-    }
+    return {name for page in pages(language) if page.suffix == ".md" for name, _ in figure_images(page)}
+
+
+@pytest.mark.parametrize("page", [p for p in pages() if p.suffix == ".md"], ids=lambda p: str(p.relative_to(DOCS)))
+def test_every_figure_is_shown_in_both_schemes(page):
+    """Each figure is NAME.svg#only-light followed at once by NAME.dark.svg#only-dark."""
+    shown = figure_images(page)
+    pairs = list(zip(shown[::2], shown[1::2]))
+    assert len(shown) % 2 == 0 and all(
+        light == (name, "only-light") and dark == (name + ".dark", "only-dark")
+        for (light, dark), name in ((pair, pair[0][0]) for pair in pairs)
+    ), f"{page.relative_to(DOCS)}: figures must come as NAME.svg#only-light then NAME.dark.svg#only-dark: {shown}"
+
+
+def test_a_figure_with_small_text_or_faint_text_is_refused(render_figures):
+    from figures import common
+    from figures.registry import FIGURES
+
+    def tiny():
+        fig = common.matrix_figure([[1.0]], ["r"], ["c"], "t")
+        fig.axes[0].texts[0].set_fontsize(7)
+        return fig
+
+    def faint():
+        fig = common.Diagram(2, 1).fig
+        fig.axes[0].text(1, 0.5, "faint", color="#bbbbbb")  # 1.9:1 on white
+        return fig
+
+    def wide():
+        return common.Diagram(10, 1).fig
+
+    for name, function, message in [("tiny", tiny, "7.0 pt, less than 9 pt"), ("faint", faint, "contrast"), ("wide", wide, "10.00 in wide")]:
+        FIGURES[name] = function
+        try:
+            with pytest.raises(ValueError, match=message):
+                render_figures.render(name)
+        finally:
+            del FIGURES[name]
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -82,5 +134,6 @@ def test_every_figure_is_shown_on_a_page(render_figures, language):
 
 @pytest.mark.parametrize("page", [p for p in pages() if p.suffix == ".md"], ids=lambda p: str(p.relative_to(DOCS)))
 def test_every_image_a_page_shows_exists(page):
-    missing = [path for path in images(page) if "://" not in path and not (page.parent / path).exists()]
+    files = [path.partition("#")[0] for path in images(page) if "://" not in path]
+    missing = [path for path in files if not (page.parent / path).exists()]
     assert not missing, f"{page.relative_to(DOCS)} shows missing images: {missing}"

@@ -72,7 +72,7 @@ def test_complete_recovers_from_a_context_outside_the_pattern():
     [
         (lambda: complete(""), ValueError, "context is empty"),
         (lambda: complete(5), TypeError, "text must be a str, got int"),
-        (lambda: complete("a", -1), ValueError, "max_new_tokens must be 0 or more, got -1"),
+        (lambda: complete("a", -1), ValueError, "max_new_tokens must be at least 0, got -1"),
         (lambda: complete("a", 2.0), TypeError, "max_new_tokens must be an integer, got 2.0"),
         (lambda: predict(""), ValueError, "context is empty"),
         (lambda: predict("abx"), ValueError, "'x' at position 2"),
@@ -135,7 +135,7 @@ def test_trace_with_a_small_lg_blurs_attention():
         (
             {**MODEL, "blocks": [{"attn": {**MODEL["blocks"][0]["attn"], "c_proj": {"w": np.ones((8, 3)), "b": np.zeros(3)}}}]},
             ValueError,
-            r"c_proj must have w of shape \(8, 8\)",
+            r"blocks\[0\]\['attn'\]\['c_proj'\] must have w of shape \(8, 8\)",
         ),
     ],
 )

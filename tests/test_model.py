@@ -129,9 +129,9 @@ def test_unit_weights_gpt_matches_the_tutorial_numbers():
 @pytest.mark.parametrize(
     "inputs, error, message",
     [
-        ([0.0, 1.0], TypeError, "token ids must be integers"),
-        ([True, False], TypeError, "token ids must be integers"),
-        ([0, 2], ValueError, r"token ids must be in 0..1 .* got 2"),
+        ([0.0, 1.0], TypeError, "inputs must be integer token ids, got float64"),
+        ([True, False], TypeError, "inputs must be integer token ids, got bool"),
+        ([0, 2], ValueError, r"inputs must be token ids in 0..1 .* got 2"),
         ([-1, 0], ValueError, r"got -1"),
         ([], ValueError, "a sequence must hold 1 to 5 tokens"),
         ([0] * 6, ValueError, r"1 to 5 tokens \(the context length\), got 6"),
@@ -171,12 +171,12 @@ ATTN = MODEL["blocks"][0]["attn"]
         (
             {"blocks": [{"attn": {**ATTN, "c_proj": {"w": np.ones((8, 3)), "b": np.zeros(3)}}}]},
             ValueError,
-            r"c_proj must have w of shape \(8, 8\) and b of shape \(8,\), got w \(8, 3\) and b \(3,\)",
+            r"blocks\[0\]\['attn'\]\['c_proj'\] must have w of shape \(8, 8\) and b of shape \(8,\), got w \(8, 3\) and b \(3,\)",
         ),
         (
             {"blocks": [{"attn": {**ATTN, "c_attn": {"w": np.ones((8, 9)), "b": np.zeros(9)}}}]},
             ValueError,
-            r"c_attn must have w of shape \(8, 24\) and b of shape \(24,\), got w \(8, 9\)",
+            r"blocks\[0\]\['attn'\]\['c_attn'\] must have w of shape \(8, 24\) and b of shape \(24,\), got w \(8, 9\)",
         ),
     ],
 )

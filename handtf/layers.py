@@ -1,0 +1,101 @@
+"""The layers with weights: an affine map, layer norm, and the feed-forward network.
+
+Weights are plain dicts keyed by GPT-2's names (``w``/``b`` for an affine map,
+``g``/``b`` for a layer norm, ``c_fc``/``c_proj`` for the feed-forward
+network) and unpacked with ``**``, as in picoGPT's ``gpt2.py``
+(jaymody/picoGPT, MIT license).
+"""
+
+import numpy as np
+
+from .activations import gelu
+from .checks import check_array, check_callable, check_dense, check_real, check_vector, checked, dense_width
+
+
+@checked
+# --8<-- [start:linear]
+# [..., m, n_in], [n_in, n_out], [n_out] -> [..., m, n_out]
+def linear(x, w, b):
+    """An affine map ``x @ w + b`` applied to every row.
+
+    >>> linear(np.array([[1.0, 2.0]]), w=np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]]), b=np.zeros(3))
+    array([[1., 2., 3.]])
+    """
+    return x @ w + b  # [..., m, n_out]
+# --8<-- [end:linear]
+
+
+@checked
+# --8<-- [start:layer_norm]
+# [..., n_embd], [n_embd], [n_embd] -> [..., n_embd]
+def layer_norm(x, g, b, eps=1e-5):
+    """Normalise each row to mean 0 and variance 1, then scale by ``g`` and shift by ``b``.
+
+    The variance is the biased one (divided by ``n_embd``), as in GPT-2 and
+    PyTorch. It is computed in float32 or wider: in float16 the square of 256
+    already overflows, so ``[200, -200]`` would become ``[0, 0]``.
+
+    >>> row = np.array([0.0, 1.0, 0.0, 0.0])
+    >>> layer_norm(row, g=np.ones(4), b=np.zeros(4)).round(3)
+    array([-0.577,  1.732, -0.577, -0.577])
+    """
+    wide = x.astype(np.promote_types(x.dtype, np.float32))  # [..., n_embd], float16 widened to float32
+    mean = np.mean(wide, axis=-1, keepdims=True)  # [..., 1]
+    variance = np.var(wide, axis=-1, keepdims=True)  # [..., 1], biased: divides by n_embd
+    return (g * (wide - mean) / np.sqrt(variance + eps) + b).astype(x.dtype)  # [..., n_embd]
+# --8<-- [end:layer_norm]
+
+
+@checked
+# --8<-- [start:ffn]
+# [..., n_seq, n_embd] -> [..., n_seq, n_embd]
+def ffn(x, c_fc, c_proj, activation=gelu):
+    """The position-wise feed-forward network: widen, apply ``activation``, project back.
+
+    Each row (position) goes through the same two layers on its own. ``c_fc``
+    usually maps ``n_embd`` to ``4 * n_embd``. GPT-2 uses ``gelu``, the paper ``relu``.
+
+    >>> c_fc = {"w": np.array([[1.0, -1.0]]), "b": np.zeros(2)}
+    >>> c_proj = {"w": np.array([[1.0], [1.0]]), "b": np.zeros(1)}
+    >>> from handtf import relu
+    >>> ffn(np.array([[-3.0], [2.0]]), c_fc, c_proj, activation=relu)  # relu(x) + relu(-x) = |x|
+    array([[3.],
+           [2.]])
+    """
+    hidden = activation(linear(x, **c_fc))  # [..., n_seq, n_embd] -> [..., n_seq, n_hidden]
+    return linear(hidden, **c_proj)  # [..., n_seq, n_hidden] -> [..., n_seq, n_embd]
+# --8<-- [end:ffn]
+
+
+# The boundary (see handtf.checks): what each function above accepts.
+
+
+def check_linear(x, w, b):
+    w = check_array("w", w, ndim=2, shape="[n_in, n_out]")
+    x = check_array("x", x, min_ndim=1, shape="[..., n_in]")
+    if x.shape[-1] != w.shape[0]:
+        raise ValueError(
+            f"x has shape {x.shape} but w has shape {w.shape}: the last axis of x must equal n_in = {w.shape[0]}"
+        )
+    return {"x": x, "w": w, "b": check_vector("b", b, w.shape[1], "n_out, the second axis of w")}
+
+
+def check_layer_norm(x, g, b, eps):
+    x = check_array("x", x, min_ndim=1, shape="[..., n_embd]")
+    g = check_vector("g", g, x.shape[-1], "n_embd, the last axis of x")
+    b = check_vector("b", b, x.shape[-1], "n_embd, the last axis of x")
+    eps = check_real("eps", eps, low=0, allowed=">= 0 and finite")
+    if eps == 0 and (np.ptp(x, axis=-1) == 0).any():
+        raise ValueError("eps = 0 divides by a zero variance: x has a constant row; use eps > 0 (default 1e-5)")
+    return {"x": x, "g": g, "b": b, "eps": eps}
+
+
+def check_ffn(x, c_fc, c_proj, activation):
+    x = check_array("x", x, min_ndim=1, shape="[..., n_seq, n_embd]")
+    n_embd, n_hidden = x.shape[-1], dense_width("c_fc", c_fc)
+    return {
+        "x": x,
+        "c_fc": check_dense("c_fc", c_fc, n_embd, n_hidden),  # w: [n_embd, n_hidden], usually n_hidden = 4 * n_embd
+        "c_proj": check_dense("c_proj", c_proj, n_hidden, n_embd),  # w: [n_hidden, n_embd], back to the input's width
+        "activation": check_callable("activation", activation),
+    }

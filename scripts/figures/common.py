@@ -1,0 +1,365 @@
+"""What every figure shares: the matplotlib settings, the colours, and the drawing helpers.
+
+A figure module imports from here and registers each figure function with
+``@figure("file-name")`` (see ``registry.py``).
+"""
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from matplotlib.colors import LinearSegmentedColormap, Normalize, SymLogNorm, to_rgb  # noqa: E402
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, PathPatch  # noqa: E402
+from matplotlib.text import Text  # noqa: E402
+from matplotlib.path import Path as MplPath  # noqa: E402
+
+import handtf  # noqa: E402
+from handtf import format_number  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+FIGURE_DIR = ROOT / "docs" / "assets" / "figures"
+CONTEXT = "aabaa"  # the running example of the hand-made model's pages
+
+MIN_FONT_PT = 9  # the smallest text of any figure: 12 CSS px at natural size
+MAX_WIDTH_IN = 8.4  # at most 806 CSS px wide: in the 688 px column at 1280 px, 9 pt text stays >= 10 px
+MIN_CONTRAST = 4.5  # every text against what is behind it (WCAG AA)
+
+matplotlib.rcdefaults()  # ignore any matplotlibrc on this machine: the same code must draw the same bytes
+plt.rcParams.update(
+    {
+        "svg.hashsalt": "handtf",  # fixed ids inside the SVG
+        "svg.fonttype": "path",  # text as outlines: no font needed to view, same bytes everywhere
+        "font.family": "DejaVu Sans",  # ships with matplotlib
+        "font.size": 10,
+        "axes.unicode_minus": True,
+        "path.simplify": True,
+    }
+)
+
+MONO = {"family": "DejaVu Sans Mono"}
+
+# Two colour schemes, one per Material palette: NAME.svg on white (#only-light)
+# and NAME.dark.svg on Material's slate background (#only-dark).
+SCHEMES = {
+    "light": {
+        "bg": "#ffffff",  # the page
+        "ink": "#1a1a1a",  # text and lines
+        "muted": "#555555",  # secondary text: 7.5:1 on white
+        "red": "#b2182b",  # the highlighted path, kept tokens
+        "blue": "#1d5b9e",  # the second series, annotations
+        "box": "#f0f2f5",  # neutral boxes
+        "warm": "#fbe0d2",  # boxes that hold x, the residual stream
+        "cool": "#d5e6f3",  # boxes that hold the output
+        "faint": "#b8b8b8",  # dropped bars and paths (never text)
+        "grid": "#ffffff",  # lines between heatmap cells
+        "diverging": ("#2166ac", "#92c5de", "#ffffff", "#f4a582", "#b2182b"),  # blue < 0 < red
+        "series": ("#1b7837", "#1d5b9e", "#7b3294", "#b2182b"),
+    },
+    "dark": {
+        "bg": "#1e2129",  # Material's slate: hsl(225, 15%, 14%)
+        "ink": "#e6e8ec",
+        "muted": "#aeb3bd",
+        "red": "#ff8a7a",
+        "blue": "#7db4ec",
+        "box": "#2c313c",
+        "warm": "#4b2f2b",
+        "cool": "#22384d",
+        "faint": "#5c6270",
+        "grid": "#1e2129",
+        "diverging": ("#5aa0e6", "#2d5a8a", "#2a2f3a", "#8a3b36", "#ef6a5c"),
+        "series": ("#7fd491", "#7db4ec", "#d4a5f0", "#ff8a7a"),
+    },
+}
+
+
+class Colours:
+    """The colours of the scheme being drawn: ``C.ink``, ``C.red``, ``C.cmap`` ...
+
+    Figure functions read them when they run, so one function draws both
+    variants; ``use_scheme`` switches them (and matplotlib's defaults).
+    """
+
+    def __init__(self, scheme):
+        self.use(scheme)
+
+    def use(self, scheme):
+        self.scheme = scheme
+        for key, value in SCHEMES[scheme].items():
+            setattr(self, key, value)
+        self.cmap = LinearSegmentedColormap.from_list(f"handtf-{scheme}", self.diverging)
+
+
+C = Colours("light")
+
+
+def use_scheme(scheme):
+    """Draw from now on in ``scheme`` ("light" or "dark")."""
+    C.use(scheme)
+    plt.rcParams.update(
+        {
+            "figure.facecolor": C.bg,
+            "axes.facecolor": C.bg,
+            "savefig.facecolor": C.bg,
+            "text.color": C.ink,
+            "axes.labelcolor": C.ink,
+            "axes.edgecolor": C.ink,
+            "xtick.color": C.ink,
+            "ytick.color": C.ink,
+            "legend.labelcolor": C.ink,
+        }
+    )
+
+
+use_scheme("light")
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def cell_text(value):
+    """``format_number`` with a true minus sign and ``1e+10`` written ``1e10``."""
+    return format_number(value).replace("-", "\u2212").replace("e+", "e")
+
+
+def diverging_norm(matrix):
+    """A colour scale centred on zero; logarithmic when 1 and 1024 must both show."""
+    finite = np.abs(matrix[np.isfinite(matrix)])
+    top = float(finite.max()) if finite.size else 1.0
+    top = top or 1.0
+    nonzero = finite[finite > 0]
+    if nonzero.size and top / nonzero.min() > 50:
+        return SymLogNorm(linthresh=float(nonzero.min()), linscale=2.0, vmin=-top, vmax=top, base=10)
+    return Normalize(vmin=-top, vmax=top)
+
+
+def luminance(colour):
+    """WCAG relative luminance of a matplotlib colour."""
+    channels = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in to_rgb(colour)]
+    return 0.2126 * channels[0] + 0.7152 * channels[1] + 0.0722 * channels[2]
+
+
+def contrast(one, other):
+    """WCAG contrast ratio of two colours, 1 to 21."""
+    high, low = sorted((luminance(one), luminance(other)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def text_colour(background):
+    """Black or white, whichever reads better on ``background`` (always at least 4.5:1)."""
+    return max(("#000000", "#ffffff"), key=lambda ink: contrast(ink, background))
+
+
+def on(text, background):
+    """Note that ``text`` is drawn on ``background`` (default: the figure's), for the contrast check."""
+    text.handtf_background = background
+    return text
+
+
+def label(ax, x, y, text, background, **kwargs):
+    """``ax.text`` on a coloured patch, in the ink that reads best on it."""
+    kwargs.setdefault("color", text_colour(background))
+    return on(ax.text(x, y, text, **kwargs), background)
+
+
+def heatmap(ax, matrix, rows, cols, title=None, norm=None, fontsize=9, groups=None, text=None):
+    """A labelled heatmap with the value printed in every cell.
+
+    ``groups`` is ``[(label, first_col, n_cols), ...]``: a header over each
+    group of columns, and a separating line between groups. ``text(value)``
+    is what a cell shows (default: the number; "" leaves it empty).
+    """
+    matrix = np.asarray(matrix, dtype=float)
+    norm = norm or diverging_norm(matrix)
+    text = text or cell_text
+    n_rows, n_cols = matrix.shape
+    edges_x, edges_y = np.arange(n_cols + 1) - 0.5, np.arange(n_rows + 1) - 0.5
+    ax.pcolormesh(edges_x, edges_y, np.clip(matrix, norm.vmin, norm.vmax), cmap=C.cmap, norm=norm)  # vector cells, no raster
+    ax.set_xlim(edges_x[0], edges_x[-1])
+    ax.set_ylim(edges_y[-1], edges_y[0])  # row 0 at the top
+    for i in range(n_rows):
+        for j in range(n_cols):
+            background = C.cmap(norm(np.clip(matrix[i, j], norm.vmin, norm.vmax)))
+            label(ax, j, i, text(matrix[i, j]), background, ha="center", va="center", fontsize=fontsize)
+    ax.set_xticks(range(n_cols), [str(c) for c in cols], fontsize=fontsize)
+    ax.set_yticks(range(n_rows), [str(r) for r in rows], fontsize=fontsize)
+    ax.xaxis.tick_top()
+    ax.tick_params(length=0, pad=3)
+    ax.set_xticks(np.arange(n_cols + 1) - 0.5, minor=True)
+    ax.set_yticks(np.arange(n_rows + 1) - 0.5, minor=True)
+    ax.grid(which="minor", color=C.grid, linewidth=1)
+    ax.tick_params(which="minor", length=0)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    above = fontsize * 2.1 + 2  # points taken by the column labels
+    if groups:
+        for name, first, width in groups:
+            ax.annotate(
+                name, (first + (width - 1) / 2, 1.0), xycoords=("data", "axes fraction"), xytext=(0, above),
+                textcoords="offset points", ha="center", va="bottom", fontsize=fontsize + 3, weight="bold",
+            )
+            if first:
+                ax.axvline(first - 0.5, color=C.ink, linewidth=2)
+        above += (fontsize + 3) * 1.5
+    if title:
+        ax.set_title(title, fontsize=fontsize + 3, pad=above + 2)
+    return ax
+
+
+def matrix_figure(matrix, rows, cols, title, cell=0.55, fontsize=9, groups=None, norm=None, text=None):
+    """One heatmap in a figure whose size follows the matrix shape (in inches)."""
+    n_rows, n_cols = np.shape(matrix)
+    left, right, top, bottom = 0.75, 0.15, 0.62 + (0.28 if groups else 0), 0.12
+    width, height = left + right + n_cols * cell, top + bottom + n_rows * cell
+    fig = plt.figure(figsize=(width, height))
+    ax = fig.add_axes((left / width, bottom / height, n_cols * cell / width, n_rows * cell / height))
+    heatmap(ax, matrix, rows, cols, title, norm=norm, fontsize=fontsize, groups=groups, text=text)
+    return fig
+
+
+def shape_of(matrix):
+    return "[" + "\u00d7".join(str(n) for n in np.shape(matrix)) + "]"
+
+
+def the_trace():
+    return handtf.trace(CONTEXT)
+
+
+def seq_labels(context=CONTEXT):
+    """Row labels ``0:a``, ``1:a``, ... for the positions of ``context``."""
+    return [f"{i}:{char}" for i, char in enumerate(context)]
+
+
+def trace_figure(name, title, cols, **kwargs):
+    matrix = getattr(the_trace(), name)
+    return matrix_figure(matrix, seq_labels(), cols, f"{title}  {shape_of(matrix)}", **kwargs)
+
+
+def bar_values(ax, xs, heights, fontsize=MIN_FONT_PT, offset=0.02):
+    """Print each bar's value above (or below) it."""
+    span = ax.get_ylim()[1] - ax.get_ylim()[0]
+    for x, h in zip(xs, heights):
+        y = h + offset * span if h >= 0 else h - offset * span
+        ax.text(x, y, cell_text(h), ha="center", va="bottom" if h >= 0 else "top", fontsize=fontsize)
+
+
+def tidy(ax):
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+
+
+def colour_field(ax, matrix, norm, levels=32):
+    """A heatmap without numbers, for big matrices, as a few vector paths.
+
+    ``pcolormesh`` writes one SVG path per cell (3200 cells: 600 KB) and
+    ``imshow`` embeds a raster; instead, each column's runs of cells that
+    share one of ``levels`` colours become one rectangle, and all rectangles
+    of a colour one path.
+    """
+    colours = C.cmap.resampled(levels)(norm(matrix), bytes=True)[..., :3]  # [n_rows, n_cols, 3]
+    rectangles = {}  # colour -> list of (col, first_row, n_rows)
+    n_rows, n_cols = matrix.shape
+    for j in range(n_cols):
+        start = 0
+        for i in range(1, n_rows + 1):
+            if i == n_rows or tuple(colours[i, j]) != tuple(colours[start, j]):
+                rectangles.setdefault(tuple(colours[start, j]), []).append((j, start, i - start))
+                start = i
+    for colour, cells in sorted(rectangles.items()):
+        vertices = [
+            corner for j, i, n in cells
+            for corner in ((j - 0.5, i - 0.5), (j + 0.5, i - 0.5), (j + 0.5, i + n - 0.5), (j - 0.5, i + n - 0.5), (0, 0))
+        ]
+        codes = [MplPath.MOVETO, MplPath.LINETO, MplPath.LINETO, MplPath.LINETO, MplPath.CLOSEPOLY] * len(cells)
+        ax.add_patch(PathPatch(MplPath(vertices, codes), facecolor=np.array(colour) / 255, edgecolor="none", linewidth=0))
+    ax.set_xlim(-0.5, n_cols - 0.5)
+    ax.set_ylim(n_rows - 0.5, -0.5)  # row 0 at the top
+
+
+def smallest_text(fig):
+    """The size in points of the smallest visible text of a drawn figure."""
+    return min(text.get_fontsize() for text in visible_texts(fig))
+
+
+def visible_texts(fig):
+    return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip() and t.get_alpha() != 0]
+
+
+def quality_problems(fig):
+    """What makes a drawn figure hard to read: too wide, text too small, or too faint on its background."""
+    problems = []
+    width = fig.get_size_inches()[0]
+    if width > MAX_WIDTH_IN + 1e-9:
+        problems.append(f"{width:.2f} in wide, more than {MAX_WIDTH_IN} in")
+    for text in visible_texts(fig):
+        if text.get_fontsize() < MIN_FONT_PT:
+            problems.append(f"text {text.get_text()!r} is {text.get_fontsize()} pt, less than {MIN_FONT_PT} pt")
+        background = getattr(text, "handtf_background", C.bg)
+        ratio = contrast(text.get_color(), background)
+        if ratio < MIN_CONTRAST:
+            problems.append(f"text {text.get_text()!r} has contrast {ratio:.2f} on {background}, less than {MIN_CONTRAST}")
+    return problems
+
+
+class Diagram:
+    """Boxes and arrows on a figure measured in inches: ``(x, y)`` from the bottom left corner."""
+
+    def __init__(self, width, height):
+        self.fig = plt.figure(figsize=(width, height))
+        self.ax = self.fig.add_axes((0, 0, 1, 1))
+        self.ax.set_xlim(0, width)
+        self.ax.set_ylim(0, height)
+        self.ax.axis("off")
+        self.boxes = {}  # key -> (x, y, width, height)
+
+    def box(self, key, x, y, text, sub=None, width=1.9, height=0.52, fill=None, fontsize=10.5, mono=True, edge=None):
+        """A rounded box centred on ``(x, y)``: ``text``, and under it ``sub`` in smaller, muted type."""
+        fill = fill or C.box
+        self.ax.add_patch(FancyBboxPatch(
+            (x - width / 2, y - height / 2), width, height, boxstyle="round,pad=0.02,rounding_size=0.08",
+            facecolor=fill, edgecolor=edge or C.ink, linewidth=1.2,
+        ))
+        font = MONO if mono else {}
+        if sub:
+            on(self.ax.text(x, y + 0.08, text, ha="center", va="center", fontsize=fontsize, color=C.ink, **font), fill)
+            on(self.ax.text(x, y - 0.14, sub, ha="center", va="center", fontsize=MIN_FONT_PT, color=C.muted), fill)
+        else:
+            on(self.ax.text(x, y, text, ha="center", va="center", fontsize=fontsize, color=C.ink, **font), fill)
+        self.boxes[key] = (x, y, width, height)
+
+    def top(self, key, dx=0.0):
+        x, y, _, height = self.boxes[key]
+        return (x + dx, y + height / 2 + 0.01)
+
+    def bottom(self, key, dx=0.0):
+        x, y, _, height = self.boxes[key]
+        return (x + dx, y - height / 2 - 0.01)
+
+    def left(self, key, dy=0.0):
+        x, y, width, _ = self.boxes[key]
+        return (x - width / 2 - 0.01, y + dy)
+
+    def right(self, key, dy=0.0):
+        x, y, width, _ = self.boxes[key]
+        return (x + width / 2 + 0.01, y + dy)
+
+    def arrow(self, start, end, text=None, side="right", colour=None, fontsize=9.5):
+        """An arrow from ``start`` to ``end``, with ``text`` beside its middle."""
+        colour = colour or C.ink
+        self.ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=12, color=colour, linewidth=1.2))
+        if text:
+            xm, ym = (start[0] + end[0]) / 2, (start[1] + end[1]) / 2
+            dx = 0.12 if side == "right" else -0.12
+            self.ax.text(xm + dx, ym, text, ha="left" if side == "right" else "right", va="center",
+                         fontsize=fontsize, color=C.blue, **MONO)
+
+    def path(self, points, colour=None, linewidth=1.4):
+        """Straight segments through ``points``, with an arrow head at the last one."""
+        colour = colour or C.ink
+        xs, ys = zip(*points[:-1])
+        self.ax.plot(xs, ys, color=colour, linewidth=linewidth)
+        self.ax.add_patch(FancyArrowPatch(points[-2], points[-1], arrowstyle="-|>", mutation_scale=12,
+                                          color=colour, linewidth=linewidth))

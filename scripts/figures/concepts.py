@@ -1,0 +1,238 @@
+"""Figures of part 2, the Transformer piece by piece."""
+
+import math
+
+import numpy as np
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
+
+import handtf
+
+from .common import (
+    MONO, C, Normalize, bar_values, cell_text, colour_field, label, on, plt, tidy,
+)
+from .registry import figure
+
+
+@figure("positional-encoding")
+def positional_encoding():
+    n_pos, d_model = 50, 64
+    pe = handtf.positional_encoding(n_pos, d_model)  # [n_pos, d_model]
+    norm = Normalize(-1, 1)
+    width, height, cell = 8.4, 3.6, 3.5 / 72  # inches; whole-point cells keep the SVG's numbers short
+    fig = plt.figure(figsize=(width, height))
+    ax = fig.add_axes((0.5 / width, 0.5 / height, d_model * cell / width, n_pos * cell / height))
+    colour_field(ax, pe, norm)
+    ax.set_xlabel("i", **MONO)
+    ax.set_ylabel("pos", **MONO)
+    ax.set_title(f"PE[pos, i]   d_model = {d_model}", fontsize=11, **MONO)
+    scale = plt.cm.ScalarMappable(norm=norm, cmap=C.cmap)
+    colourbar = fig.colorbar(scale, cax=fig.add_axes((3.75 / width, 0.5 / height, 0.15 / width, n_pos * cell / height)), boundaries=np.linspace(-1, 1, 33))
+    colourbar.set_ticks([-1, 0, 1])
+    right = fig.add_axes((4.55 / width, 0.5 / height, 3.75 / width, n_pos * cell / height))
+    colours = C.series
+    for colour, i in zip(colours, (0, 8, 16, 32)):
+        right.plot(range(n_pos), pe[:, i], "o-", color=colour, markersize=2.5, linewidth=1.2, label=f"i = {i}")
+    right.set_xlabel("pos", **MONO)
+    right.set_ylim(-1.15, 1.45)
+    right.set_title("PE[pos, i]", fontsize=11, **MONO)
+    right.legend(loc="upper center", ncol=4, frameon=False, prop=MONO | {"size": 9}, handlelength=1.2, columnspacing=0.8)
+    tidy(right)
+    return fig
+
+
+@figure("qk-spread")
+def qk_spread():
+    rng = np.random.default_rng(0)
+    d_ks = 2 ** np.arange(2, 10)  # 4 .. 512
+    n_samples, n_keys = 2000, 8
+    raw_std, scaled_std, raw_max, scaled_max = [], [], [], []
+    for d_k in d_ks:
+        q = rng.standard_normal((n_samples, 1, d_k))  # [n_samples, 1, d_k]
+        k = rng.standard_normal((n_samples, n_keys, d_k))  # [n_samples, n_keys, d_k]
+        scores = (q @ k.swapaxes(-1, -2))[:, 0]  # [n_samples, n_keys]
+        raw_std.append(scores.std())
+        scaled_std.append((scores / math.sqrt(d_k)).std())
+        raw_max.append(handtf.softmax(scores).max(axis=-1).mean())
+        scaled_max.append(handtf.softmax(scores / math.sqrt(d_k)).max(axis=-1).mean())
+    fig, (left, right) = plt.subplots(1, 2, figsize=(8.4, 3.6))
+    fig.subplots_adjust(left=0.08, right=0.98, bottom=0.16, top=0.86, wspace=0.3)
+    left.plot(d_ks, np.sqrt(d_ks), color=C.muted, linestyle="--", label="√d_k")
+    left.plot(d_ks, raw_std, "o-", color=C.red, label="std(q·k)")
+    left.plot(d_ks, scaled_std, "s-", color=C.blue, label="std(q·k/√d_k)")
+    left.set_xscale("log", base=2)
+    left.set_yscale("log", base=2)
+    left.set_title("std", fontsize=11, **MONO)
+    right.plot(d_ks, raw_max, "o-", color=C.red, label="softmax(q·K)")
+    right.plot(d_ks, scaled_max, "s-", color=C.blue, label="softmax(q·K/√d_k)")
+    right.axhline(1 / n_keys, color=C.muted, linestyle=":", label="1/8")
+    right.set_xscale("log", base=2)
+    right.set_ylim(0, 1.05)
+    right.set_title("mean max weight, 8 keys", fontsize=11, **MONO)
+    for ax in (left, right):
+        ax.set_xticks(d_ks, [str(d) for d in d_ks])
+        ax.set_xlabel("d_k", **MONO)
+        ax.legend(frameon=False, prop=MONO | {"size": 9})
+        tidy(ax)
+    left.set_yticks([1, 2, 4, 8, 16, 32], ["1", "2", "4", "8", "16", "32"])
+    return fig
+
+
+@figure("head-split")
+def head_split():
+    x = np.arange(32.0).reshape(4, 8)  # [n_seq, n_embd]
+    heads = handtf.split_heads(x, n_head=2)  # [n_head, n_seq, d_head]
+    colours = (C.warm, C.cool)
+    fig = plt.figure(figsize=(8.4, 3.6 * 8.4 / 8.6))
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_xlim(0, 17.2)
+    ax.set_ylim(-7.4, 0.8)
+    ax.axis("off")
+    ax.set_aspect("equal")
+
+    def block(matrix, x0, y0, colour_of_col):
+        for i, row in enumerate(matrix):
+            for j, value in enumerate(row):
+                ax.add_patch(Rectangle((x0 + j, y0 - i - 1), 1, 1, facecolor=colour_of_col(j), edgecolor=C.bg, linewidth=1.5))
+                label(ax, x0 + j + 0.5, y0 - i - 0.5, cell_text(value), colour_of_col(j), ha="center", va="center", fontsize=10)
+
+    block(x, 0.5, -1.2, lambda j: colours[j // 4])
+    ax.text(4.5, -0.5, "x  [4×8]", ha="center", va="center", fontsize=12, **MONO)
+    for h in range(2):
+        ax.text(2.5 + 4 * h, -0.95, f"h={h}", ha="center", va="center", fontsize=9, color=C.muted, **MONO)
+    ax.add_patch(FancyArrowPatch((9.0, -3.2), (11.3, -3.2), arrowstyle="-|>", mutation_scale=16, color=C.ink, linewidth=1.4))
+    ax.text(10.15, -2.7, "split_heads", ha="center", va="bottom", fontsize=9.5, **MONO)
+    ax.text(10.15, -3.7, "n_head=2", ha="center", va="top", fontsize=9.5, **MONO)
+    ax.text(14.1, 0.3, "[2×4×4]", ha="center", va="center", fontsize=12, **MONO)
+    for h in range(2):
+        top = -0.3 - h * 3.6
+        ax.text(11.7, top - 0.35, f"h={h}", ha="left", va="center", fontsize=9.5, color=C.muted, **MONO)
+        # each head is drawn slightly smaller so both fit beside x
+        sub = heads[h]
+        for i, row in enumerate(sub):
+            for j, value in enumerate(row):
+                ax.add_patch(Rectangle((12.6 + j * 0.75, top - 0.75 * (i + 1)), 0.75, 0.75, facecolor=colours[h], edgecolor=C.bg, linewidth=1.5))
+                label(ax, 12.6 + j * 0.75 + 0.375, top - 0.75 * i - 0.375, cell_text(value), colours[h], ha="center", va="center", fontsize=9)
+    return fig
+
+
+TOY_LOGITS = np.array([3.0, 2.2, 1.6, 1.0, 0.2, -0.5])  # six tokens, best first
+
+
+@figure("temperature")
+def temperature():
+    temperatures = (0.5, 1.0, 2.0)
+    fig, axes = plt.subplots(1, 3, figsize=(8.4, 3.0), sharey=True)
+    fig.subplots_adjust(left=0.06, right=0.99, bottom=0.12, top=0.84, wspace=0.15)
+    ids = range(TOY_LOGITS.size)
+    for ax, t in zip(axes, temperatures):
+        p = handtf.sampling_distribution(TOY_LOGITS, temperature=t)
+        ax.bar(ids, p, color=C.red, width=0.7)
+        ax.set_ylim(0, 1.0)
+        bar_values(ax, ids, p)
+        ax.set_xticks(list(ids), [str(i) for i in ids])
+        ax.set_title(f"T = {cell_text(t)}", fontsize=12, **MONO)
+        tidy(ax)
+    return fig
+
+
+@figure("top-p")
+def top_p():
+    p = handtf.softmax(TOY_LOGITS)
+    ids = np.arange(TOY_LOGITS.size)
+    panels = [
+        ("top_k = 3", handtf.top_k_filter(TOY_LOGITS, top_k=3), handtf.sampling_distribution(TOY_LOGITS, top_k=3)),
+        ("top_p = 0.9", handtf.top_p_filter(TOY_LOGITS, top_p=0.9), handtf.sampling_distribution(TOY_LOGITS, top_p=0.9)),
+    ]
+    fig, axes = plt.subplots(2, 1, figsize=(8.4, 6.4), sharex=True)
+    fig.subplots_adjust(left=0.07, right=0.99, bottom=0.06, top=0.88, hspace=0.32)
+    for ax, (title, filtered, renormalised) in zip(axes, panels):
+        kept = np.isfinite(filtered)
+        ax.bar(ids - 0.2, p, width=0.38, color=[C.red if keep else C.faint for keep in kept])
+        ax.bar(ids[kept] + 0.2, renormalised[kept], width=0.38, color=C.blue)
+        ax.set_ylim(0, 1.15)
+        for x, value in [*zip(ids - 0.2, p), *zip(ids[kept] + 0.2, renormalised[kept])]:
+            ax.text(x, value + 0.02, cell_text(value), ha="center", va="bottom", fontsize=9)
+        ax.set_xticks(ids, [str(i) for i in ids])
+        ax.set_title(title, fontsize=12, **MONO)
+        tidy(ax)
+    axes[1].plot(ids, np.cumsum(p), "o-", color=C.muted, markersize=4)
+    axes[1].axhline(0.9, color=C.muted, linestyle=":", linewidth=1)
+    axes[1].text(-0.45, 0.92, "0.9", ha="left", va="bottom", fontsize=9, color=C.muted)
+    handles = [
+        Rectangle((0, 0), 1, 1, color=C.red), Rectangle((0, 0), 1, 1, color=C.faint),
+        Rectangle((0, 0), 1, 1, color=C.blue), axes[1].lines[0],
+    ]
+    fig.legend(handles, ["softmax(z)", "−∞", "p'", "Σ softmax(z)"], loc="upper center", ncol=4, frameon=False, prop=MONO | {"size": 9})
+    return fig
+
+
+BEAM_PROBS = {(): [0.55, 0.4, 0.05], (0,): [0.3, 0.3, 0.4], (1,): [0.05, 0.05, 0.9]}  # the beam_search doctest's toy model
+BEAM_START, BEAM_WIDTH, BEAM_EOS = (2,), 2, 2  # token 2 starts and ends a sequence
+
+
+def beam_step(tokens):
+    return np.log(BEAM_PROBS[tuple(tokens[1:])])  # [n_vocab] log-probs of the next token
+
+
+def beam_tree():
+    """Every hypothesis the search scored, with its probability, and the ones it kept.
+
+    ``beam_search`` stopped after ``depth`` steps returns what the beam held then.
+    """
+    kept = {
+        tuple(tokens)
+        for depth in (1, 2)
+        for tokens, _ in handtf.beam_search(beam_step, list(BEAM_START), BEAM_WIDTH, depth, eos=BEAM_EOS)
+    }
+    probability = {BEAM_START: 1.0}
+    frontier = [BEAM_START]
+    while frontier:
+        children = [parent + (token,) for parent in frontier for token in range(3)]
+        for child in children:
+            probability[child] = probability[child[:-1]] * BEAM_PROBS[child[1:-1]][child[-1]]
+        frontier = [child for child in children if child in kept and child[-1] != BEAM_EOS]
+    return probability, kept
+
+
+@figure("beam-search")
+def beam_search():
+    probability, kept = beam_tree()
+    ranking = [tuple(t) for t, _ in handtf.beam_search(beam_step, list(BEAM_START), BEAM_WIDTH, 5, eos=BEAM_EOS)]
+    position = {BEAM_START: (0.0, 0.0)}  # hypothesis -> (x, y): one column per step, siblings stacked
+    for depth, gap in ((1, 2.2), (2, 1.05)):
+        level = [tokens for tokens in probability if len(tokens) == depth + 1]
+        for i, tokens in enumerate(level):
+            position[tokens] = (3.0 * depth, -(i - (len(level) - 1) / 2) * gap)
+    fig = plt.figure(figsize=(8.4, 5.2))
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_xlim(-0.9, 8.5)
+    ax.set_ylim(-3.6, 3.4)
+    ax.axis("off")
+    for tokens in list(probability)[1:]:  # the edges, labelled with the step's probability
+        (x0, y0), (x1, y1) = position[tokens[:-1]], position[tokens]
+        kept_edge = tokens in kept
+        ax.plot([x0 + 0.45, x1 - 0.45], [y0, y1], color=C.ink if kept_edge else C.faint, linewidth=1.6 if kept_edge else 1,
+                linestyle="-" if on else "--", zorder=1)
+        step_probability = BEAM_PROBS[tokens[1:-1]][tokens[-1]]
+        ax.text((x0 + x1) / 2, (y0 + y1) / 2 + 0.12, cell_text(step_probability), ha="center", va="bottom",
+                fontsize=9, color=C.blue if kept_edge else C.muted)
+    for tokens, p in probability.items():  # the nodes: last token, and the hypothesis's probability
+        x, y = position[tokens]
+        kept_node, finished = tokens in kept or tokens == BEAM_START, tokens in ranking
+        fill = C.warm if finished else (C.box if kept_node else C.bg)
+        ax.add_patch(FancyBboxPatch(
+            (x - 0.42, y - 0.3), 0.84, 0.6, boxstyle="round,pad=0.02,rounding_size=0.1",
+            facecolor=fill,
+            edgecolor=(C.red if finished else C.ink) if kept_node else C.faint, linewidth=2 if finished else 1.2,
+            linestyle="-" if on else "--", zorder=2,
+        ))
+        colour = C.ink if kept_node else C.muted
+        on(ax.text(x, y + 0.1, str(tokens[-1]), ha="center", va="center", fontsize=11, color=colour, zorder=3, **MONO), fill)
+        on(ax.text(x, y - 0.14, cell_text(p), ha="center", va="center", fontsize=9, color=colour, zorder=3), fill)
+        if finished:
+            rank = f"#{ranking.index(tokens) + 1}  [" + ", ".join(map(str, tokens)) + "]"
+            ax.text(x + 0.55, y, rank, ha="left", va="center", fontsize=9, color=C.red, **MONO)
+    ax.text(3.0, 3.2, f"beam_width = {BEAM_WIDTH},  eos = {BEAM_EOS}", ha="center", va="center", fontsize=11, **MONO)
+    for depth in (0, 1, 2):
+        ax.text(3.0 * depth, -3.4, f"t = {depth}", ha="center", va="center", fontsize=9, color=C.muted, **MONO)
+    return fig

@@ -1,0 +1,202 @@
+"""Figures of part 1, the hand-made model: its weights and every matrix of the running example."""
+
+import numpy as np
+from matplotlib.patches import FancyArrowPatch
+
+import handtf
+from handtf import EMBED_LABELS, POSITION_LABELS, TOKEN_LABELS
+
+from .common import (
+    CONTEXT, MONO, C, Diagram, Normalize, bar_values, cell_text, heatmap, matrix_figure, plt, seq_labels, shape_of,
+    the_trace, tidy, trace_figure,
+)
+from .registry import figure
+
+
+@figure("data-flow")
+def data_flow():
+    t = the_trace()
+    d = Diagram(7.6, 8.4)
+    main = 3.45  # x of the main column
+    d.box("tokens", main, 7.95, f'"{t.context}"', "tokens " + str(t.tokens.tolist()), width=2.3)
+    d.box("wte", main - 1.25, 6.95, "wte[tokens]", shape_of(t.token_embedding), width=2.0)
+    d.box("wpe", main + 1.25, 6.95, "wpe[:5]", shape_of(t.position_embedding), width=2.0)
+    d.box("x", main, 5.95, "x = wte[·] + wpe[·]", shape_of(t.embedding), width=2.6, fill=C.warm)
+    d.box("qkv", main, 4.95, "qkv = x @ w + b", shape_of(t.qkv), width=2.3)
+    d.box("q", main - 1.5, 3.95, "q", shape_of(t.q), width=1.1)
+    d.box("k", main, 3.95, "k", shape_of(t.k), width=1.1)
+    d.box("v", main + 1.5, 3.95, "v", shape_of(t.v), width=1.1)
+    d.box("w", main - 0.75, 2.95, "softmax(q·kᵀ/√8 + mask)", shape_of(t.attention_weights), width=3.4)
+    d.box("a", main, 1.95, "· v", shape_of(t.attention_output), width=1.5)
+    d.box("res", main, 0.95, "x + c_proj(·)", shape_of(t.residual), width=2.3, fill=C.warm)
+    d.box("logits", main + 2.9, 0.95, "· @ wteᵀ", "logits " + shape_of(t.logits), width=1.9, fill=C.cool)
+
+    d.arrow((main - 0.5, 7.68), d.top("wte"))
+    d.arrow((main + 0.5, 7.68), d.top("wpe"))
+    d.arrow(d.bottom("wte"), (main - 0.5, 6.22))
+    d.arrow(d.bottom("wpe"), (main + 0.5, 6.22))
+    d.arrow(d.bottom("x"), d.top("qkv"), "c_attn  w [8×24]")
+    d.arrow((main - 0.5, 4.68), d.top("q"))
+    d.arrow(d.bottom("qkv"), d.top("k"))
+    d.arrow((main + 0.5, 4.68), d.top("v"))
+    d.arrow((main - 1.5, 3.68), (main - 1.5, 3.22))
+    d.arrow((main, 3.68), (main, 3.22))
+    d.arrow((main - 0.75, 2.68), (main - 0.3, 2.22))
+    d.arrow((main + 1.5, 3.68), (main + 0.55, 2.22))
+    d.arrow(d.bottom("a"), d.top("res"), "c_proj  w [8×8]")
+    # the residual connection: x goes around the attention and is added back
+    d.path([(main - 1.3, 5.95), (0.45, 5.95), (0.45, 0.95), (main - 1.15, 0.95)], colour=C.red)
+    d.ax.text(0.55, 3.45, "+ x", ha="left", va="center", fontsize=10.5, color=C.red, **MONO)
+    d.arrow((main + 1.17, 0.95), (main + 1.93, 0.95))
+    return d.fig
+
+
+@figure("wte")
+def wte():
+    return matrix_figure(handtf.MODEL["wte"], TOKEN_LABELS, EMBED_LABELS, "wte  [2×8]")
+
+
+@figure("wpe")
+def wpe():
+    return matrix_figure(handtf.MODEL["wpe"], POSITION_LABELS, EMBED_LABELS, "wpe  [5×8]")
+
+
+@figure("embedding")
+def embedding():
+    return trace_figure("embedding", "wte[tokens] + wpe", EMBED_LABELS)
+
+
+QKV_GROUPS = [("q", 0, 8), ("k", 8, 8), ("v", 16, 8)]  # the three parts of c_attn's 24 columns
+
+
+def lg_text(value):
+    """A cell of c_attn or qkv: Lg for 1024, empty for 0, so that 24 columns fit at a readable size."""
+    return "Lg" if value == handtf.LG else ("" if value == 0 else cell_text(value))
+
+
+@figure("c-attn")
+def c_attn():
+    w = handtf.MODEL["blocks"][0]["attn"]["c_attn"]["w"]
+    title = f"c_attn w  [8×24]    Lg = {handtf.LG}, empty = 0"
+    return matrix_figure(w, EMBED_LABELS, EMBED_LABELS * 3, title, cell=0.3, groups=QKV_GROUPS, text=lg_text)
+
+
+@figure("qkv")
+def qkv():
+    t = the_trace()
+    title = f"qkv = x @ w + b  {shape_of(t.qkv)}    Lg = {handtf.LG}, empty = 0"
+    return matrix_figure(t.qkv, seq_labels(), EMBED_LABELS * 3, title, cell=0.3, groups=QKV_GROUPS, text=lg_text)
+
+
+@figure("scores")
+def scores():
+    t = the_trace()
+    fig = plt.figure(figsize=(8.4, 4.0))
+    for i, (matrix, title) in enumerate([(t.scores, "q·kᵀ"), (t.scaled_scores, "q·kᵀ/√8")]):
+        ax = fig.add_axes((0.09 + i * 0.5, 0.05, 0.4, 0.68))
+        heatmap(ax, matrix, seq_labels(), seq_labels(), f"{title}  {shape_of(matrix)}", fontsize=9)
+    return fig
+
+
+@figure("causal-mask")
+def causal_mask():
+    mask = handtf.causal_mask(len(CONTEXT))
+    return matrix_figure(mask, seq_labels(), seq_labels(), "mask  [5×5]", cell=0.62)
+
+
+@figure("attention-weights")
+def attention_weights():
+    return trace_figure("attention_weights", "softmax(q·kᵀ/√8 + mask)", seq_labels(), cell=0.62)
+
+
+@figure("v")
+def v():
+    return trace_figure("v", "v", EMBED_LABELS)
+
+
+@figure("attention-output")
+def attention_output():
+    return trace_figure("attention_output", "softmax(·) @ v", EMBED_LABELS)
+
+
+@figure("projection")
+def projection():
+    return trace_figure("projection", "c_proj", EMBED_LABELS)
+
+
+@figure("residual")
+def residual():
+    return trace_figure("residual", "x + c_proj(·)", EMBED_LABELS)
+
+
+@figure("logits")
+def logits():
+    return trace_figure("logits", "logits", TOKEN_LABELS, cell=0.7)
+
+
+@figure("probs")
+def probs():
+    return trace_figure("probs", "softmax(logits)", TOKEN_LABELS, cell=0.7)
+
+
+@figure("softmax-walkthrough")
+def softmax_walkthrough():
+    x = np.array([2.0, 1.0, 0.1])
+    shifted = x - x.max()
+    exps = np.exp(shifted)
+    result = exps / exps.sum()
+    assert np.allclose(result, handtf.softmax(x))
+    steps = [(x, "x"), (shifted, "x − max(x)"), (exps, "exp(·)"), (result, "· / Σ")]
+    fig, axes = plt.subplots(1, 4, figsize=(8.4, 2.9), sharey=True)
+    fig.subplots_adjust(left=0.06, right=0.99, bottom=0.1, top=0.8, wspace=0.35)
+    for ax, (values, title) in zip(axes, steps):
+        colours = [C.red if value >= 0 else C.blue for value in values]
+        ax.bar(range(3), values, color=colours, width=0.65)
+        ax.set_ylim(-2.5, 2.6)
+        ax.axhline(0, color=C.ink, linewidth=0.8)
+        bar_values(ax, range(3), values, fontsize=9)
+        ax.set_xticks(range(3), ["0", "1", "2"])
+        ax.set_title(title, fontsize=12, pad=8, **MONO)
+        tidy(ax)
+    axes[2].text(1, -1.2, f"Σ = {cell_text(exps.sum())}", ha="center", va="center", fontsize=10, **MONO)
+    for ax_left, ax_right in zip(axes[:-1], axes[1:]):
+        fig.add_artist(FancyArrowPatch(
+            (ax_left.get_position().x1 + 0.005, 0.5), (ax_right.get_position().x0 - 0.02, 0.5),
+            transform=fig.transFigure, arrowstyle="-|>", mutation_scale=14, color=C.muted,
+        ))
+    return fig
+
+
+@figure("small-lg")
+def small_lg():
+    lgs = (1, 2, 1024)
+    traces = [handtf.trace(CONTEXT, handtf.build_model(lg)) for lg in lgs]
+    fig = plt.figure(figsize=(8.4, 6.4))
+    weight_norm = Normalize(-1, 1)
+    for i, (lg, t) in enumerate(zip(lgs, traces)):
+        ax = fig.add_axes((0.075 + i * 0.33, 0.43, 0.27, 0.42))
+        heatmap(ax, t.attention_weights, seq_labels(), seq_labels(), f"Lg = {lg}", norm=weight_norm, fontsize=9)
+        ax = fig.add_axes((0.13 + i * 0.33, 0.03, 0.12, 0.3))
+        heatmap(ax, t.probs, seq_labels(), TOKEN_LABELS, "probs", norm=weight_norm, fontsize=9)
+        ax.set_title("probs", fontsize=10, pad=18)
+    fig.text(0.5, 0.97, "softmax(q·kᵀ/√8 + mask)", ha="center", va="top", fontsize=12, **MONO)
+    return fig
+
+
+@figure("layer-norm")
+def layer_norm():
+    x = np.array([0.0, 1.0, 0.0, 0.0])
+    y = handtf.layer_norm(x, g=np.ones(4), b=np.zeros(4))
+    fig, axes = plt.subplots(1, 2, figsize=(7.0, 3.0), sharey=True)
+    fig.subplots_adjust(left=0.08, right=0.98, bottom=0.1, top=0.82, wspace=0.25)
+    for ax, values, title in zip(axes, (x, y), ("x", "layer_norm(x)")):
+        colours = [C.red if value >= 0 else C.blue for value in values]
+        ax.bar(range(4), values, color=colours, width=0.6)
+        ax.set_ylim(-1.0, 2.2)
+        ax.axhline(0, color=C.ink, linewidth=0.8)
+        ax.axhline(float(values.mean()), color=C.muted, linewidth=1, linestyle="--")
+        bar_values(ax, range(4), values, fontsize=9)
+        ax.set_xticks(range(4), ["0", "1", "2", "3"])
+        ax.set_title(f"{title}\nμ = {cell_text(values.mean())}   σ = {cell_text(values.std())}", fontsize=11, **MONO)
+        tidy(ax)
+    return fig

@@ -1,0 +1,122 @@
+"""What the browser tests share: Chromium, the site served under /handtf/, one page load, the crawl.
+
+The fixtures that use these live in ``tests/conftest.py`` (``built_site``,
+``base_url``, ``browser``, ``crawl``); a browser test in any file asks for them
+by name and opens its own pages with ``Visit(browser, url)``.
+"""
+
+import os
+import shutil
+from collections import deque
+from http.server import SimpleHTTPRequestHandler
+from pathlib import Path
+from urllib.parse import urldefrag, urlparse
+
+import pytest
+
+PREFIX = "/handtf/"
+LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
+CRAWL_BATCH = 8  # pages loading at once while crawling
+
+
+def find_chromium():
+    """Debian's Chromium; skip without it, except under CI, where its absence is a failure."""
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    if path:
+        return path
+    if os.environ.get("CI"):
+        pytest.fail("CI is set but no Chromium was found: .ci/run installs it with apt-get", pytrace=False)
+    pytest.skip("no Chromium on this machine (apt-get install chromium); the browser tests need it")
+
+
+class SubPathHandler(SimpleHTTPRequestHandler):
+    """Serves the site folder at /handtf/ and nothing else, quietly."""
+
+    def translate_path(self, path):
+        path = urlparse(path).path
+        if not path.startswith(PREFIX):
+            return str(Path(self.directory) / "__not_under_the_sub_path__")
+        return super().translate_path("/" + path[len(PREFIX) :])
+
+    def log_message(self, *args):
+        pass
+
+
+FACTS = """() => ({
+    ids: [...document.querySelectorAll('[id]')].map(e => e.id),
+    links: [...document.querySelectorAll('a[href]')].map(a => a.href),
+    images: [...document.querySelectorAll('img')].map(i => ({
+        src: i.currentSrc || i.src, alt: i.getAttribute('alt') || '',
+        loaded: i.complete && i.naturalWidth > 0})),
+    text: document.querySelector('.md-content') ? document.querySelector('.md-content').innerText : '',
+    code_blocks: document.querySelectorAll('.md-content div.highlight > pre').length,
+    copy_buttons: document.querySelectorAll('.md-content div.highlight > pre button[data-md-type="copy"]').length,
+    math: document.querySelectorAll('.arithmatex').length,
+    mathml: document.querySelectorAll('.arithmatex math').length,
+    switcher: [...document.querySelectorAll('a[hreflang]')].map(a => [a.getAttribute('hreflang'), a.href]),
+    lang: document.documentElement.lang,
+})"""
+
+
+class Visit:
+    """One page load: what it logged, what it requested, and what it shows.
+
+    ``Visit(browser, url)`` loads the page and waits until the network is idle;
+    ``Visit(browser, url, wait=False)`` only starts loading it (call ``wait()``),
+    so that several pages can load at once. ``viewport`` is passed to
+    ``browser.new_page`` (e.g. ``{"width": 390, "height": 844}``).
+    """
+
+    def __init__(self, browser, url, wait=True, **page_options):
+        self.url = url
+        self.console_errors, self.remote_requests, self.failed = [], [], []
+        self.page = browser.new_page(**page_options)
+        self.page.on("console", lambda m: m.type == "error" and self.console_errors.append(m.text))
+        self.page.on("pageerror", lambda e: self.console_errors.append(str(e)))
+        self.page.on("request", self._on_request)
+        self.page.on("requestfailed", lambda r: self.failed.append(f"{r.url} ({r.failure})"))
+        self.page.on("response", lambda r: r.status >= 400 and self.failed.append(f"{r.url} (HTTP {r.status})"))
+        self.page.goto(url, wait_until="commit")
+        if wait:
+            self.wait()
+
+    def wait(self):
+        self.page.wait_for_load_state("load")
+        self.page.wait_for_load_state("networkidle")
+        return self
+
+    def _on_request(self, request):
+        if urlparse(request.url).hostname not in ("127.0.0.1", "localhost") and not request.url.startswith("data:"):
+            self.remote_requests.append(request.url)
+
+    def facts(self):
+        """Everything about the page the crawl's checks need, read in one go."""
+        return self.page.evaluate(FACTS)
+
+    def close(self):
+        self.page.close()
+
+
+def is_page(url, base_url):
+    path = urlparse(url).path
+    return url.startswith(base_url) and (path.endswith("/") or path.endswith(".html"))
+
+
+def crawl_site(browser, base_url):
+    """Visit every page reachable from the two home pages, a few at a time: {url: (visit, facts)}."""
+    seen, queue, results = set(), deque([base_url, base_url + "zh/"]), {}
+    while queue:
+        batch = []
+        while queue and len(batch) < CRAWL_BATCH:
+            url = queue.popleft()
+            if url not in seen:
+                seen.add(url)
+                batch.append(Visit(browser, url, wait=False))
+        for visit in batch:
+            facts = visit.wait().facts()
+            results[visit.url] = (visit, facts)
+            for link in facts["links"]:
+                target = urldefrag(link)[0]
+                if is_page(target, base_url) and target not in seen:
+                    queue.append(target)
+    return results

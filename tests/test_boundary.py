@@ -1,0 +1,143 @@
+"""The layout of issue 11: shown code is the math, checks live at the boundary, one forward pass."""
+
+import ast
+import importlib
+import inspect
+import pkgutil
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import handtf
+import handtf.attend
+import handtf.model
+from handtf import MODEL, gpt, trace
+
+ROOT = Path(__file__).resolve().parent.parent
+INCLUDE = re.compile(r'--8<-- "(handtf/[\w/]+\.py):(\w+)"')
+MODULES = [importlib.import_module(f"handtf.{m.name}") for m in pkgutil.iter_modules(handtf.__path__)]
+
+
+def embedded_sections():
+    """Every (file, section) a page in docs/ embeds, found by its --8<-- include."""
+    found = set()
+    for page in (ROOT / "docs").rglob("*.md"):
+        found |= set(INCLUDE.findall(page.read_text(encoding="utf-8")))
+    return sorted(found)
+
+
+def section_text(path, name):
+    text = (ROOT / path).read_text(encoding="utf-8")
+    match = re.search(rf"# --8<-- \[start:{name}\]\n(.*?)# --8<-- \[end:{name}\]", text, re.S)
+    assert match, f"{path} has no section {name}"
+    return match.group(1)
+
+
+def validation_lines(code):
+    """The lines of ``code`` that check or raise: a raise, a check_* call, a @checked decorator, an assert."""
+    return [line for line in code.splitlines() if re.search(r"\braise\b|\w*check\w*\(|@checked|\bassert\b", line)]
+
+
+def test_the_pages_embed_sections():
+    assert len(embedded_sections()) > 40
+
+
+@pytest.mark.parametrize("path, name", embedded_sections())
+def test_no_embedded_section_contains_a_check_or_a_raise(path, name):
+    assert validation_lines(section_text(path, name)) == []
+
+
+def test_the_section_test_would_catch_a_check_and_a_raise():
+    """The rule above is not vacuous: the old gpt and causal_mask bodies fail it."""
+    old_gpt = "    check_weights(wte, wpe, blocks)\n    x = wte[inputs] + wpe[: inputs.shape[-1]]\n"
+    old_mask = '    _check_positive_int("n_seq", n_seq)\n'
+    old_raise = '    if eps < 0:\n        raise ValueError("eps")\n'
+    assert all(validation_lines(code) for code in (old_gpt, old_mask, old_raise))
+
+
+def public_functions():
+    for module in MODULES:
+        for name in getattr(module, "__all__", None) or dir(module):
+            value = getattr(module, name)
+            if inspect.isfunction(value) and value.__module__ == module.__name__ and not name.startswith("_"):
+                yield module, name, value
+
+
+def test_every_shown_function_is_checked_at_the_boundary():
+    """Each function a page embeds carries @checked, and its module defines the check it names."""
+    shown = {(path, name) for path, name in embedded_sections()}
+    for module, name, function in public_functions():
+        path = "handtf/" + Path(module.__file__).name
+        if (path, name) in shown and inspect.signature(inspect.unwrap(function)).parameters:
+            assert hasattr(function, "check_name"), f"{module.__name__}.{name} is shown but not @checked"
+            assert callable(getattr(module, function.check_name)), f"{module.__name__} lacks {function.check_name}"
+
+
+def test_every_checked_function_has_its_check():
+    checked = [(m, f) for m, _, f in public_functions() if hasattr(f, "check_name")]
+    assert len(checked) > 40
+    for module, function in checked:
+        check = getattr(module, function.check_name)
+        wanted = list(inspect.signature(inspect.unwrap(function)).parameters)
+        assert list(inspect.signature(check).parameters)[: len(wanted)] == wanted or "kwargs" in str(
+            inspect.signature(check)
+        ), f"{function.check_name} must take {function.__name__}'s arguments"
+
+
+def test_no_module_imports_a_private_name_from_another():
+    for path in (ROOT / "handtf").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                private = [alias.name for alias in node.names if alias.name.startswith("_")]
+                assert not private, f"{path.name} imports {private} from {node.module}"
+
+
+def test_no_module_is_over_about_400_lines():
+    for path in (ROOT / "handtf").glob("*.py"):
+        assert len(path.read_text(encoding="utf-8").splitlines()) <= 430, path.name
+
+
+def test_there_is_one_attention():
+    """The hand-made model, multi-head attention and the encoder-decoder all call handtf.attend.attention."""
+    sources = {path.name: path.read_text(encoding="utf-8") for path in (ROOT / "handtf").glob("*.py")}
+    defining = [name for name, text in sources.items() if re.search(r"^def attention\(", text, re.M)]
+    assert defining == ["attend.py"]
+    softmax_of_scores = [name for name, text in sources.items() if "k.swapaxes(-1, -2)" in text]
+    assert softmax_of_scores == ["attend.py"]
+    assert handtf.model.attention is handtf.attend.attention is handtf.attention
+
+
+def test_trace_reports_what_the_forward_pass_computes(monkeypatch):
+    """Change the forward pass (here: its softmax) and trace reports the changed matrices."""
+    before = trace("aabaa")
+
+    def uniform(x):
+        return np.ones_like(x) / x.shape[-1]
+
+    monkeypatch.setattr(handtf.attend, "softmax", uniform)
+    after = trace("aabaa")
+    np.testing.assert_array_equal(after.attention_weights, np.full((5, 5), 0.2))  # every key weighted 1/5, even masked
+    assert not np.array_equal(before.attention_weights, after.attention_weights)
+    np.testing.assert_array_equal(after.attention_output, after.attention_weights @ after.v)
+    np.testing.assert_array_equal(after.logits, gpt(np.array([0, 0, 1, 0, 0]), **MODEL))  # the same, changed pass
+    np.testing.assert_array_equal(after.scores, before.scores)  # steps before the softmax are unchanged
+
+
+def test_trace_records_the_causal_mask_the_model_used(monkeypatch):
+    monkeypatch.setattr(handtf.model, "causal_mask", lambda n, dtype: np.zeros((n, n), dtype))
+    t = trace("ab")
+    np.testing.assert_array_equal(t.mask, np.zeros((2, 2)))
+    np.testing.assert_array_equal(t.masked_scores, t.scaled_scores)
+
+
+def test_checks_run_once_at_the_boundary_and_again_inside_callbacks():
+    """A step_fn handtf calls back is outside code: its own bad call into handtf is refused."""
+    from handtf import greedy_search, softmax
+
+    def step(tokens):
+        return softmax([0.0, float("nan")])  # a bad call from user code inside greedy_search
+
+    with pytest.raises(ValueError, match="NaN"):
+        greedy_search(step, [0], max_len=2)
