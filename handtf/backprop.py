@@ -16,9 +16,24 @@ import math
 
 import numpy as np
 
-from .nn import causal_mask, ffn, gelu, layer_norm, linear, log_softmax, merge_heads, mha, relu, softmax, split_heads
+from .activations import gelu, log_softmax, relu, softmax
+from .attend import (
+    attend_heads,
+    attention_weights,
+    check_attend_heads,
+    check_attention,
+    check_mha,
+    check_multi_head_attention,
+    merge_heads,
+    mha,
+    split_heads,
+)
+from .checks import check_array, check_ids, check_n_head, check_positive_int, check_real, check_tree, checked
+from .layers import check_ffn, check_layer_norm, check_linear, ffn, layer_norm, linear
+from .masks import causal_mask
 
 
+@checked
 # --8<-- [start:linear_backward]
 # [..., n_out], [..., n_in], [n_in, n_out], [n_out] -> [..., n_in], {"w": [n_in, n_out], "b": [n_out]}
 def linear_backward(dout, x, w, b):
@@ -34,6 +49,7 @@ def linear_backward(dout, x, w, b):
 # --8<-- [end:linear_backward]
 
 
+@checked
 # --8<-- [start:softmax_backward]
 # [..., n], [..., n] -> [..., n]
 def softmax_backward(dout, probs):
@@ -50,6 +66,7 @@ def softmax_backward(dout, probs):
 # --8<-- [end:softmax_backward]
 
 
+@checked
 # --8<-- [start:gelu_backward]
 # [...], [...] -> [...]
 def gelu_backward(dout, x):
@@ -64,6 +81,7 @@ def gelu_backward(dout, x):
 # --8<-- [end:gelu_backward]
 
 
+@checked
 # --8<-- [start:relu_backward]
 # [...], [...] -> [...]
 def relu_backward(dout, x):
@@ -79,6 +97,7 @@ def relu_backward(dout, x):
 ACTIVATION_BACKWARD = {gelu: gelu_backward, relu: relu_backward}
 
 
+@checked
 # --8<-- [start:ffn_backward]
 # [..., n_embd], [..., n_embd] -> [..., n_embd], {"c_fc": ..., "c_proj": ...}
 def ffn_backward(dout, x, c_fc, c_proj, activation=gelu):
@@ -98,6 +117,7 @@ def ffn_backward(dout, x, c_fc, c_proj, activation=gelu):
 # --8<-- [end:ffn_backward]
 
 
+@checked
 # --8<-- [start:layer_norm_backward]
 # [..., n], [..., n], [n], [n] -> [..., n], {"g": [n], "b": [n]}
 def layer_norm_backward(dout, x, g, b, eps=1e-5):
@@ -120,9 +140,10 @@ def layer_norm_backward(dout, x, g, b, eps=1e-5):
 # --8<-- [end:layer_norm_backward]
 
 
+@checked
 # --8<-- [start:attention_backward]
 # [..., n_q, d_v], [..., n_q, d_k], [..., n_k, d_k], [..., n_k, d_v], [n_q, n_k] -> dq, dk, dv
-def attention_backward(dout, q, k, v, mask):
+def attention_backward(dout, q, k, v, mask=0.0):
     """``softmax(q kᵀ / √d_k + mask) v`` backwards, one matrix product per line.
 
     The mask is a constant, so no gradient flows into it; a hidden key's weight
@@ -134,29 +155,31 @@ def attention_backward(dout, q, k, v, mask):
     array([[1.3302, 1.3302],
            [0.6698, 0.6698]])
     """
-    scale = 1 / math.sqrt(q.shape[-1])
-    weights = softmax(q @ k.swapaxes(-1, -2) * scale + mask)  # [..., n_q, n_k]
+    weights = attention_weights(q, k, mask)  # [..., n_q, n_k], recomputed
     dweights = dout @ v.swapaxes(-1, -2)  # [..., n_q, n_k]
     dv = weights.swapaxes(-1, -2) @ dout  # [..., n_k, d_v]
-    dscores = softmax_backward(dweights, weights) * scale  # [..., n_q, n_k]
+    dscores = softmax_backward(dweights, weights) / math.sqrt(q.shape[-1])  # [..., n_q, n_k]
     return dscores @ k, dscores.swapaxes(-1, -2) @ q, dv  # [..., n_q, d_k], [..., n_k, d_k], [..., n_k, d_v]
 # --8<-- [end:attention_backward]
 
 
+@checked
 # --8<-- [start:attend_heads_backward]
 # [..., n_q, d_v], [..., n_q, d], [..., n_k, d], [..., n_k, d_v], n_head, [n_q, n_k] -> dq, dk, dv
-def attend_heads_backward(dout, q, k, v, n_head, mask):
+def attend_heads_backward(dout, q, k, v, n_head, mask=None):
     """Split into heads, run ``attention_backward`` in every head, merge the gradients back.
 
     >>> q = k = v = np.eye(2)
     >>> [g.shape for g in attend_heads_backward(np.ones((2, 2)), q, k, v, 2, causal_mask(2))]
     [(2, 2), (2, 2), (2, 2)]
     """
+    mask = 0.0 if mask is None else mask[..., None, :, :]  # [..., 1, n_q, n_k], the same mask for every head
     heads = (split_heads(a, n_head) for a in (dout, q, k, v))  # each [..., n_head, n_seq, d_head]
     return tuple(merge_heads(g) for g in attention_backward(*heads, mask))  # 3 of [..., n_seq, d]
 # --8<-- [end:attend_heads_backward]
 
 
+@checked
 # --8<-- [start:mha_backward]
 # [..., n_seq, n_embd], [..., n_seq, n_embd] -> [..., n_seq, n_embd], {"c_attn": ..., "c_proj": ...}
 def mha_backward(dout, x, c_attn, c_proj, n_head=1):
@@ -167,7 +190,7 @@ def mha_backward(dout, x, c_attn, c_proj, n_head=1):
     """
     q, k, v = np.split(linear(x, **c_attn), 3, axis=-1)  # 3 of [..., n_seq, n_embd]
     mask = causal_mask(x.shape[-2], x.dtype)  # [n_seq, n_seq]
-    heads = _attend(q, k, v, n_head, mask)  # [..., n_seq, n_embd], the input of c_proj
+    heads = attend_heads(q, k, v, n_head, mask)  # [..., n_seq, n_embd], the input of c_proj
     dheads, g_proj = linear_backward(dout, heads, **c_proj)  # [..., n_seq, n_embd]
     dqkv = np.concatenate(attend_heads_backward(dheads, q, k, v, n_head, mask), axis=-1)  # [..., n_seq, 3*n_embd]
     dx, g_attn = linear_backward(dqkv, x, **c_attn)  # [..., n_seq, n_embd]
@@ -175,6 +198,7 @@ def mha_backward(dout, x, c_attn, c_proj, n_head=1):
 # --8<-- [end:mha_backward]
 
 
+@checked
 # --8<-- [start:multi_head_attention_backward]
 def multi_head_attention_backward(dout, x, memory, c_q, c_k, c_v, c_proj, n_head, mask=None):
     """``nn.multi_head_attention`` backwards: gradients for ``x`` (queries), ``memory`` (keys, values), weights.
@@ -182,9 +206,8 @@ def multi_head_attention_backward(dout, x, memory, c_q, c_k, c_v, c_proj, n_head
     In the decoder's cross-attention ``memory`` is the encoder's output, so
     its gradient is how the loss reaches the encoder.
     """
-    mask = 0.0 if mask is None else mask
     q, k, v = linear(x, **c_q), linear(memory, **c_k), linear(memory, **c_v)  # [..., n_q|n_k, n_embd]
-    heads = _attend(q, k, v, n_head, mask)  # [..., n_q, n_embd]
+    heads = attend_heads(q, k, v, n_head, mask)  # [..., n_q, n_embd]
     dheads, g_proj = linear_backward(dout, heads, **c_proj)
     dq, dk, dv = attend_heads_backward(dheads, q, k, v, n_head, mask)
     dx, g_q = linear_backward(dq, x, **c_q)
@@ -194,13 +217,7 @@ def multi_head_attention_backward(dout, x, memory, c_q, c_k, c_v, c_proj, n_head
 # --8<-- [end:multi_head_attention_backward]
 
 
-# [..., n_q, d], [..., n_k, d], [..., n_k, d_v], n_head, mask -> [..., n_q, d_v]: nn.attend_heads without its checks
-def _attend(q, k, v, n_head, mask):
-    q, k, v = (split_heads(a, n_head) for a in (q, k, v))  # [..., n_head, n_seq, d_head]
-    weights = softmax(q @ k.swapaxes(-1, -2) / math.sqrt(q.shape[-1]) + mask)  # [..., n_head, n_q, n_k]
-    return merge_heads(weights @ v)  # [..., n_q, d_v]
-
-
+@checked
 # --8<-- [start:embedding_backward]
 # [..., n_seq, n_embd], [..., n_seq], n_vocab -> [n_vocab, n_embd]
 def embedding_backward(dout, tokens, n_vocab):
@@ -219,6 +236,7 @@ def embedding_backward(dout, tokens, n_vocab):
 # --8<-- [end:embedding_backward]
 
 
+@checked
 # --8<-- [start:smoothed_targets]
 # [...], n_vocab, smoothing -> [..., n_vocab]
 def smoothed_targets(targets, n_vocab, smoothing=0.0):
@@ -233,6 +251,7 @@ def smoothed_targets(targets, n_vocab, smoothing=0.0):
 # --8<-- [end:smoothed_targets]
 
 
+@checked
 # --8<-- [start:soft_cross_entropy]
 # [..., n_vocab], [..., n_vocab] -> scalar
 def soft_cross_entropy(logits, target_probs):
@@ -247,6 +266,7 @@ def soft_cross_entropy(logits, target_probs):
 # --8<-- [end:soft_cross_entropy]
 
 
+@checked
 # --8<-- [start:cross_entropy_backward]
 # [..., n_vocab], [..., n_vocab] -> [..., n_vocab]
 def cross_entropy_backward(logits, target_probs):
@@ -260,74 +280,97 @@ def cross_entropy_backward(logits, target_probs):
 # --8<-- [end:cross_entropy_backward]
 
 
-# --8<-- [start:block]
-# [..., n_seq, n_embd] -> [..., n_seq, n_embd]
-def block(x, attn, ln_1=None, mlp=None, ln_2=None, n_head=1):
-    """A GPT-2 block; the hand-made model's block is the one with only ``attn``.
-
-    ``x + mha(ln_1(x))``, then ``x + ffn(ln_2(x))`` if the block has an ``mlp``;
-    a missing ``ln_1`` or ``ln_2`` is the identity.
-    """
-    x = x + mha(_norm(x, ln_1), **attn, n_head=n_head)  # [..., n_seq, n_embd]
-    return x if mlp is None else x + ffn(_norm(x, ln_2), **mlp)  # [..., n_seq, n_embd]
-# --8<-- [end:block]
+# The boundary (see handtf.checks): what each function above accepts. A backward
+# function takes what its forward function takes, plus ``dout`` shaped like the forward output.
 
 
-# --8<-- [start:block_backward]
-# [..., n_seq, n_embd], [..., n_seq, n_embd] -> [..., n_seq, n_embd], grads like the block
-def block_backward(dout, x, attn, ln_1=None, mlp=None, ln_2=None, n_head=1):
-    """``block`` backwards: a residual connection passes ``dout`` through unchanged *and* into its branch."""
-    grads = {}
-    if mlp is not None:
-        x_mid = x + mha(_norm(x, ln_1), **attn, n_head=n_head)  # the input of the second residual
-        dh, grads["mlp"] = ffn_backward(dout, _norm(x_mid, ln_2), **mlp)
-        dout = dout + _norm_backward(dh, x_mid, ln_2, grads, "ln_2")  # residual + branch
-    dh, grads["attn"] = mha_backward(dout, _norm(x, ln_1), **attn, n_head=n_head)
-    return dout + _norm_backward(dh, x, ln_1, grads, "ln_1"), grads  # residual + branch
-# --8<-- [end:block_backward]
+def check_dout(dout, shape):
+    dout = check_array("dout", dout, nonempty=False)
+    if dout.shape != tuple(shape):
+        raise ValueError(f"dout must have the shape of the forward output, {tuple(shape)}, got {dout.shape}")
+    return dout
 
 
-def _norm(x, ln):
-    return x if ln is None else layer_norm(x, **ln)
+def check_linear_backward(dout, x, w, b):
+    args = check_linear(x, w, b)
+    return args | {"dout": check_dout(dout, args["x"].shape[:-1] + args["w"].shape[1:])}
 
 
-def _norm_backward(dout, x, ln, grads, name):
-    if ln is None:
-        return dout
-    dx, grads[name] = layer_norm_backward(dout, x, **ln)
-    return dx
+def check_softmax_backward(dout, probs):
+    probs = check_array("probs", probs, min_ndim=1)
+    return {"dout": check_dout(dout, probs.shape), "probs": probs}
 
 
-# --8<-- [start:loss_and_grads]
-def loss_and_grads(weights, inputs, targets, n_head=1, label_smoothing=0.0):
-    """The mean cross-entropy of ``gpt(inputs, **weights)`` against ``targets``, and its gradient for every weight.
+def check_gelu_backward(dout, x):
+    x = check_array("x", x)
+    return {"dout": check_dout(dout, x.shape), "x": x}
 
-    ``weights`` is in GPT-2's layout, as ``MODEL``: ``wte``, ``wpe``, ``blocks``
-    (and ``ln_f`` if there is one); the gradients come back in the same
-    layout. ``inputs`` and ``targets`` are token ids of shape ``[n_batch, n_seq]``.
 
-    >>> from handtf import MODEL
-    >>> loss, grads = loss_and_grads(MODEL, np.array([[1, 0, 0]]), np.array([[0, 0, 1]]))
-    >>> loss, float(np.abs(grads["wte"]).max())  # the hand-made model is certain and right
-    (0.0, 0.0)
-    """
-    wte, wpe = weights["wte"], weights["wpe"]  # [n_vocab, n_embd], [n_ctx, n_embd]
-    n_vocab, n_seq = wte.shape[0], inputs.shape[-1]
-    xs = [wte[inputs] + wpe[:n_seq]]  # [..., n_seq, n_embd]; xs[i] is the input of block i
-    for params in weights["blocks"]:
-        xs.append(block(xs[-1], **params, n_head=n_head))
-    h = _norm(xs[-1], weights.get("ln_f"))  # [..., n_seq, n_embd]
-    logits = h @ wte.T  # [..., n_seq, n_vocab], the output layer shares wte
-    target_probs = smoothed_targets(targets, n_vocab, label_smoothing)  # [..., n_seq, n_vocab]
+check_relu_backward = check_gelu_backward
 
-    dlogits = cross_entropy_backward(logits, target_probs)  # [..., n_seq, n_vocab]
-    grads = {"wte": dlogits.reshape(-1, n_vocab).T @ h.reshape(-1, h.shape[-1])}  # the output layer's use of wte
-    dx = _norm_backward(dlogits @ wte, xs[-1], weights.get("ln_f"), grads, "ln_f")  # [..., n_seq, n_embd]
-    grads["blocks"] = [None] * len(weights["blocks"])
-    for i in reversed(range(len(weights["blocks"]))):
-        dx, grads["blocks"][i] = block_backward(dx, xs[i], **weights["blocks"][i], n_head=n_head)
-    grads["wte"] = grads["wte"] + embedding_backward(dx, inputs, n_vocab)  # plus the input layer's use of wte
-    grads["wpe"] = np.zeros_like(wpe)
-    grads["wpe"][:n_seq] = dx.reshape(-1, n_seq, dx.shape[-1]).sum(axis=0)  # [n_seq, n_embd]
-    return soft_cross_entropy(logits, target_probs), grads
-# --8<-- [end:loss_and_grads]
+
+def check_ffn_backward(dout, x, c_fc, c_proj, activation):
+    if activation not in ACTIVATION_BACKWARD:
+        raise ValueError(f"activation must be handtf.gelu or handtf.relu (they have a backward function), got {activation!r}")
+    args = check_ffn(x, c_fc, c_proj, activation) | {"activation": activation}
+    return args | {"dout": check_dout(dout, args["x"].shape)}
+
+
+def check_layer_norm_backward(dout, x, g, b, eps):
+    args = check_layer_norm(x, g, b, eps)
+    return args | {"dout": check_dout(dout, args["x"].shape)}
+
+
+def _output_shape(q, v):
+    return np.broadcast_shapes(q.shape[:-2], v.shape[:-2]) + (q.shape[-2], v.shape[-1])
+
+
+def check_attention_backward(dout, q, k, v, mask):
+    args = check_attention(q, k, v, mask, record=print)
+    del args["record"]
+    return args | {"dout": check_dout(dout, _output_shape(args["q"], args["v"]))}
+
+
+def check_attend_heads_backward(dout, q, k, v, n_head, mask):
+    args = check_attend_heads(q, k, v, n_head, mask)
+    return args | {"dout": check_dout(dout, _output_shape(args["q"], args["v"]))}
+
+
+def check_mha_backward(dout, x, c_attn, c_proj, n_head):
+    args = check_mha(x, c_attn, c_proj, n_head)
+    return args | {"dout": check_dout(dout, args["x"].shape)}
+
+
+def check_multi_head_attention_backward(dout, x, memory, c_q, c_k, c_v, c_proj, n_head, mask):
+    args = check_multi_head_attention(x, memory, c_q, c_k, c_v, c_proj, n_head, mask)
+    return args | {"dout": check_dout(dout, _output_shape(args["x"], args["x"]))}
+
+
+def check_embedding_backward(dout, tokens, n_vocab):
+    n_vocab = check_positive_int("n_vocab", n_vocab)
+    tokens = check_ids("tokens", tokens, n_vocab)
+    dout = check_array("dout", dout, min_ndim=tokens.ndim + 1)
+    check_dout(dout, tokens.shape + dout.shape[-1:])
+    return {"dout": dout, "tokens": tokens, "n_vocab": n_vocab}
+
+
+def check_smoothed_targets(targets, n_vocab, smoothing):
+    n_vocab = check_positive_int("n_vocab", n_vocab)
+    return {
+        "targets": check_ids("targets", targets, n_vocab),
+        "n_vocab": n_vocab,
+        "smoothing": check_real("smoothing", smoothing, 0, 1, allowed="a number from 0 to 1"),
+    }
+
+
+def check_soft_cross_entropy(logits, target_probs):
+    logits = check_array("logits", logits, min_ndim=1)
+    target_probs = check_array("target_probs", target_probs, min_ndim=1)
+    if target_probs.shape != logits.shape:
+        raise ValueError(f"target_probs must have the shape of logits, {logits.shape}, got {target_probs.shape}")
+    if (target_probs < 0).any() or not np.allclose(target_probs.sum(axis=-1), 1):
+        raise ValueError("target_probs must be probabilities: each row at least 0 and summing to 1")
+    return {"logits": logits, "target_probs": target_probs}
+
+
+check_cross_entropy_backward = check_soft_cross_entropy

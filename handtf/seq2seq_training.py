@@ -28,14 +28,21 @@ from .backprop import (
     smoothed_targets,
     soft_cross_entropy,
 )
-from .nn import _check_int, _check_positive_int, causal_mask, ffn, layer_norm, multi_head_attention, positional_encoding, relu
-from .seq2seq import beam_decode, greedy_decode, init_params
-from .training import adam_step, dropout_mask, leaves, learning_rate
+from .activations import relu
+from .attend import multi_head_attention
+from .checks import check_callable, check_int, check_int_range, check_positive_int, check_real, checked
+from .layers import ffn, layer_norm
+from .masks import causal_mask
+from .positions import positional_encoding
+from .seq2seq import check_params, init_params
+from .training import adam_step, check_fraction, dropout_mask, leaves, learning_rate
+from .translate import beam_decode, greedy_decode
 
 BOS, EOS, FIRST_SYMBOL = 0, 1, 2
 TASKS = ("copy", "reverse")
 
 
+@checked
 # --8<-- [start:task_pairs]
 def task_pairs(task, n_pairs, length, n_symbols, rng, exclude=frozenset()):
     """``n_pairs`` random sources of ``length`` symbols and their targets: the decoder's input and its labels.
@@ -46,7 +53,7 @@ def task_pairs(task, n_pairs, length, n_symbols, rng, exclude=frozenset()):
 
     >>> src, tgt_in, tgt_out = task_pairs("reverse", 1, 4, 6, np.random.default_rng(0))
     >>> src.tolist(), tgt_in.tolist(), tgt_out.tolist()
-    ([[7, 5, 5, 4]], [[0, 4, 5, 5, 7]], [[4, 5, 5, 7, 1]])
+    ([[7, 5, 5, 3]], [[0, 3, 5, 5, 7]], [[3, 5, 5, 7, 1]])
     """
     sources = []
     while len(sources) < n_pairs:
@@ -183,6 +190,7 @@ def _final_norm_backward(dout, x, stack, grads):
     return dx
 
 
+@checked
 # --8<-- [start:seq2seq_loss_and_grads]
 def seq2seq_loss_and_grads(params, src, tgt_in, tgt_out, label_smoothing=0.0, dropout=0.0, rng=None):
     """The loss of ``forward(src, tgt_in, params)`` against ``tgt_out``, with dropout, and the gradient of every weight.
@@ -226,15 +234,15 @@ class Seq2SeqTraining:
     task: str
 
 
+@checked
 # --8<-- [start:train_seq2seq]
-def train_seq2seq(task="reverse", steps=600, seed=0, length=6, n_symbols=8, batch_size=32, d_model=32, n_head=4,
-                  d_ff=64, n_layers=1, warmup=100, factor=2.0, label_smoothing=0.1, dropout=0.1, n_test=100, progress=None):
+def train_seq2seq(task="reverse", steps=1000, seed=0, length=6, n_symbols=8, batch_size=32, d_model=32, n_head=4,
+                  d_ff=64, n_layers=1, warmup=100, factor=1.0, label_smoothing=0.1, dropout=0.1, n_test=100, progress=None):
     """Train the encoder-decoder on ``task`` with the paper's recipe; a fresh random batch at every step.
 
     Adam (0.9, 0.98, 1e-9), the warm-up schedule, label smoothing and dropout.
     ``progress(step, loss)`` is called after every step, if given.
     """
-    _check_seq2seq_args(task, steps, seed, length, n_symbols, batch_size, n_test)
     rng = np.random.default_rng(seed)
     params = init_params(n_symbols + 2, n_symbols + 2, d_model, n_head, d_ff, n_layers, seed=seed)
     test_src = task_pairs(task, n_test, length, n_symbols, rng)[0]
@@ -253,6 +261,7 @@ def train_seq2seq(task="reverse", steps=600, seed=0, length=6, n_symbols=8, batc
 # --8<-- [end:train_seq2seq]
 
 
+@checked
 # --8<-- [start:exact_match]
 def exact_match(result, beam_width=1):
     """The share of held-out sources whose decoded target is exactly right, ``<eos>`` included.
@@ -271,13 +280,62 @@ def exact_match(result, beam_width=1):
 # --8<-- [end:exact_match]
 
 
-def _check_seq2seq_args(task, steps, seed, length, n_symbols, batch_size, n_test):
+# The boundary (see handtf.checks): what each function above accepts.
+
+
+def check_task(task):
     if task not in TASKS:
         raise ValueError(f"task must be one of {', '.join(TASKS)}, got {task!r}")
-    _check_int("seed", seed)
-    for name, value in (("steps", steps), ("length", length), ("n_symbols", n_symbols), ("batch_size", batch_size), ("n_test", n_test)):
-        _check_positive_int(name, value)
-    if n_test > n_symbols**length // 2:
+    return task
+
+
+def check_task_pairs(task, n_pairs, length, n_symbols, rng, exclude):
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got {type(rng).__name__}")
+    n_symbols, length = check_positive_int("n_symbols", n_symbols), check_positive_int("length", length)
+    if len(exclude) > n_symbols**length // 2:
+        raise ValueError(f"exclude holds {len(exclude)} sources: at most half of the {n_symbols**length} possible ones")
+    return {"task": check_task(task), "n_pairs": check_positive_int("n_pairs", n_pairs), "length": length, "n_symbols": n_symbols}
+
+
+def check_seq2seq_loss_and_grads(params, src, tgt_in, tgt_out, label_smoothing, dropout, rng):
+    params = check_params(params)
+    config = params["config"]
+    src, tgt_in, tgt_out = (np.asarray(a) for a in (src, tgt_in, tgt_out))
+    if src.ndim != 2 or tgt_in.ndim != 2 or tgt_in.shape != tgt_out.shape or len(src) != len(tgt_in):
         raise ValueError(
-            f"n_test = {n_test} is too many: hold out at most half of the {n_symbols**length} possible sources"
+            "src must be [n_batch, n_src] and tgt_in and tgt_out [n_batch, n_tgt] with the same n_batch, "
+            f"got {src.shape}, {tgt_in.shape} and {tgt_out.shape}"
         )
+    for name, tokens, n_vocab in (("src", src, config.vocab_src), ("tgt_in", tgt_in, config.vocab_tgt), ("tgt_out", tgt_out, config.vocab_tgt)):
+        if tokens.dtype.kind not in "iu" or tokens.min() < 0 or tokens.max() >= n_vocab:
+            raise ValueError(f"{name} must be token ids in 0..{n_vocab - 1}")
+    dropout = check_fraction("dropout", dropout)
+    if dropout > 0 and not isinstance(rng, np.random.Generator):
+        raise TypeError(f"with dropout, rng must be a numpy Generator (np.random.default_rng(seed)), got {type(rng).__name__}")
+    return {"params": params, "label_smoothing": check_fraction("label_smoothing", label_smoothing), "dropout": dropout}
+
+
+def check_train_seq2seq(task, steps, seed, length, n_symbols, batch_size, d_model, n_head, d_ff, n_layers, warmup, factor,
+                        label_smoothing, dropout, n_test, progress):
+    check_task(task)
+    length, n_symbols = check_int_range("length", length, 1, 50), check_int_range("n_symbols", n_symbols, 1, 1000)
+    n_test = check_positive_int("n_test", n_test)
+    if n_test > n_symbols**length // 2:
+        raise ValueError(f"n_test = {n_test} is too many: hold out at most half of the {n_symbols**length} possible sources")
+    return {
+        "steps": check_positive_int("steps", steps),
+        "seed": check_int("seed", seed),
+        "batch_size": check_positive_int("batch_size", batch_size),
+        "warmup": check_positive_int("warmup", warmup),
+        "factor": check_real("factor", factor, 0, low_open=True, allowed="a positive finite number"),
+        "label_smoothing": check_fraction("label_smoothing", label_smoothing),
+        "dropout": check_fraction("dropout", dropout),
+        "progress": None if progress is None else check_callable("progress", progress),
+    }  # d_model, n_head, d_ff and n_layers: init_params checks them
+
+
+def check_exact_match(result, beam_width):
+    if not isinstance(result, Seq2SeqTraining):
+        raise TypeError(f"result must be what train_seq2seq returns, got {type(result).__name__}")
+    return {"beam_width": check_positive_int("beam_width", beam_width)}

@@ -13,14 +13,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .backprop import block, loss_and_grads
-from .nn import _check_int, _check_positive_int, _check_real
+from .gpt_grads import block, loss_and_grads
+from .checks import check_array, check_callable, check_int, check_int_range, check_positive_int, check_real, checked
 from .tokenizer import CHARS, tokenize
 from .weights import N_CTX, N_EMBED, N_VOCAB
 
 BETA1, BETA2, EPS = 0.9, 0.98, 1e-9  # the paper's Adam
 
 
+@checked
 # --8<-- [start:learning_rate]
 # step, d_model, warmup -> float
 def learning_rate(step, d_model, warmup, factor=1.0):
@@ -35,6 +36,7 @@ def learning_rate(step, d_model, warmup, factor=1.0):
 # --8<-- [end:learning_rate]
 
 
+@checked
 # --8<-- [start:adam]
 def adam_step(params, grads, moments, step, lr, beta1=BETA1, beta2=BETA2, eps=EPS):
     """One Adam update of every array in ``params`` (lists of arrays), in place.
@@ -51,7 +53,8 @@ def adam_step(params, grads, moments, step, lr, beta1=BETA1, beta2=BETA2, eps=EP
 # --8<-- [end:adam]
 
 
-# --8<-- [start:dropout]
+@checked
+# --8<-- [start:dropout_mask]
 # shape, rate -> [...]
 def dropout_mask(shape, rate, rng):
     """Keep each entry with probability ``1 - rate`` and scale the kept ones by ``1 / (1 - rate)``.
@@ -60,18 +63,21 @@ def dropout_mask(shape, rate, rng):
     unchanged, so at inference dropout is simply switched off.
 
     >>> dropout_mask((8,), rate=0.5, rng=np.random.default_rng(0))
-    array([0., 2., 0., 2., 2., 0., 0., 0.])
+    array([2., 0., 0., 0., 2., 2., 2., 2.])
     """
     return (rng.random(shape) >= rate) / (1 - rate)  # [...] 0 or 1 / (1 - rate)
+# --8<-- [end:dropout_mask]
 
 
+@checked
+# --8<-- [start:dropout]
 # [...] -> [...]
 def dropout(x, rate, rng=None, training=True):
     """Dropout in training (``x * dropout_mask``); the identity at inference.
 
     >>> x = np.ones(4)
     >>> dropout(x, 0.5, np.random.default_rng(0)), dropout(x, 0.5, training=False)
-    (array([0., 2., 0., 2.]), array([1., 1., 1., 1.]))
+    (array([2., 0., 0., 0.]), array([1., 1., 1., 1.]))
     """
     return x * dropout_mask(x.shape, rate, rng) if training and rate > 0 else x  # [...]
 # --8<-- [end:dropout]
@@ -90,6 +96,7 @@ def leaves(tree):
     return [tree]
 
 
+@checked
 def init_weights(seed, n_embd=N_EMBED, std=0.5):
     """Seeded random weights of the hand-made model's layout: ``wte``, ``wpe`` and one attention block.
 
@@ -108,6 +115,7 @@ def init_weights(seed, n_embd=N_EMBED, std=0.5):
     return {"wte": normal(N_VOCAB, n_embd), "wpe": normal(N_CTX, n_embd), "blocks": [{"attn": attn}]}
 
 
+@checked
 # --8<-- [start:pattern_windows]
 def pattern_windows(pattern, n_ctx=N_CTX):
     """Every window of ``n_ctx`` tokens of the endless repetition of ``pattern``, and its targets.
@@ -174,6 +182,7 @@ class Training:
         return self.min_margin > 0
 
 
+@checked
 # --8<-- [start:train]
 def train(pattern="aab", steps=400, seed=0, n_embd=N_EMBED, n_head=1, warmup=50, factor=1.0, label_smoothing=0.0,
           progress=None):
@@ -187,9 +196,8 @@ def train(pattern="aab", steps=400, seed=0, n_embd=N_EMBED, n_head=1, warmup=50,
     >>> result.losses.shape, result.solved
     ((100,), True)
     """
-    _check_train_args(pattern, steps, seed, n_embd, n_head, warmup, factor, label_smoothing)
     inputs, targets = pattern_windows(pattern)  # [p, n_ctx] each
-    checked = determined(inputs, targets)  # [p, n_ctx], the contexts a model can get right
+    decidable = determined(inputs, targets)  # [p, n_ctx], the contexts a model can get right
     weights = init_weights(seed, n_embd)
     params = leaves(weights)
     moments = [(np.zeros_like(p), np.zeros_like(p)) for p in params]
@@ -198,29 +206,91 @@ def train(pattern="aab", steps=400, seed=0, n_embd=N_EMBED, n_head=1, warmup=50,
         loss, grads = loss_and_grads(weights, inputs, targets, n_head, label_smoothing)
         losses.append(loss)
         adam_step(params, leaves(grads), moments, step, learning_rate(step, n_embd, warmup, factor))
-        right = margins(weights, inputs, targets, n_head)[checked].min() > 0
+        right = margins(weights, inputs, targets, n_head)[decidable].min() > 0
         solved_at = (solved_at or step) if right else None  # the first step of the final run of right answers
         if progress is not None:
             progress(step, loss)
-    final = float(margins(weights, inputs, targets, n_head)[checked].min())
+    final = float(margins(weights, inputs, targets, n_head)[decidable].min())
     return Training(weights, np.array(losses), solved_at, final, n_head)
 # --8<-- [end:train]
 
 
-def _check_train_args(pattern, steps, seed, n_embd, n_head, warmup, factor, label_smoothing):
+# The boundary (see handtf.checks): what each function above accepts.
+
+
+def check_fraction(name, value):
+    """A number in [0, 1): a probability that is not 1 (a rate, a beta, a smoothing)."""
+    value = check_real(name, value, 0, 1, allowed="a number in [0, 1)")
+    if value == 1:
+        raise ValueError(f"{name} must be a number in [0, 1), got {value!r}")
+    return value
+
+
+def check_learning_rate(step, d_model, warmup, factor):
+    return {
+        "step": check_positive_int("step", step),
+        "d_model": check_positive_int("d_model", d_model),
+        "warmup": check_positive_int("warmup", warmup),
+        "factor": check_real("factor", factor, 0, low_open=True),
+    }
+
+
+def check_adam_step(params, grads, moments, step, lr, beta1, beta2, eps):
+    if not (isinstance(params, list) and isinstance(grads, list) and isinstance(moments, list)):
+        raise TypeError("params, grads and moments must be lists (of arrays, arrays, and (m, v) pairs of arrays)")
+    if not len(params) == len(grads) == len(moments):
+        raise ValueError(f"params, grads and moments must be as long, got {len(params)}, {len(grads)} and {len(moments)}")
+    for i, (p, g, pair) in enumerate(zip(params, grads, moments)):
+        if not isinstance(p, np.ndarray) or p.dtype.kind != "f":
+            raise TypeError(f"params[{i}] must be a float array (it is updated in place), got {type(p).__name__}")
+        if np.shape(g) != p.shape or len(pair) != 2 or any(np.shape(a) != p.shape for a in pair):
+            raise ValueError(f"grads[{i}] and moments[{i}] must have the shape of params[{i}], {p.shape}")
+        check_array(f"grads[{i}]", g, nonempty=False)
+    return {
+        "step": check_positive_int("step", step),
+        "lr": check_real("lr", lr, 0),
+        "beta1": check_fraction("beta1", beta1),
+        "beta2": check_fraction("beta2", beta2),
+        "eps": check_real("eps", eps, 0),
+    }
+
+
+def check_dropout_mask(shape, rate, rng):
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got {type(rng).__name__}")
+    return {"rate": check_fraction("rate", rate)}
+
+
+def check_dropout(x, rate, rng, training):
+    x = check_array("x", x, nonempty=False)
+    rate = check_fraction("rate", rate)
+    if training and rate > 0:
+        check_dropout_mask(x.shape, rate, rng)
+    return {"x": x, "rate": rate}
+
+
+def check_init_weights(seed, n_embd, std):
+    return {"seed": check_int("seed", seed), "n_embd": check_positive_int("n_embd", n_embd), "std": check_real("std", std, 0)}
+
+
+def check_pattern_windows(pattern, n_ctx):
     if not isinstance(pattern, str) or len(pattern) < 2:
         raise ValueError(f"pattern must be a string of at least 2 characters from {CHARS!r}, got {pattern!r}")
     tokenize(pattern)  # names a character outside the vocabulary
-    _check_positive_int("steps", steps)
-    _check_int("seed", seed)
-    _check_positive_int("warmup", warmup)
-    _check_positive_int("n_embd", n_embd)
-    _check_positive_int("n_head", n_head)
+    return {"n_ctx": check_int_range("n_ctx", n_ctx, 1, N_CTX, why=" (the hand-made model's context)")}
+
+
+def check_train(pattern, steps, seed, n_embd, n_head, warmup, factor, label_smoothing, progress):
+    check_pattern_windows(pattern, N_CTX)
+    n_embd = check_positive_int("n_embd", n_embd)
+    n_head = check_positive_int("n_head", n_head)
     if n_embd % n_head:
         raise ValueError(f"n_head = {n_head} must divide n_embd = {n_embd}")
-    for name, value in (("factor", factor), ("label_smoothing", label_smoothing)):
-        _check_real(name, value)
-    if not 0 < factor < math.inf:
-        raise ValueError(f"factor must be a positive finite number, got {factor}")
-    if not 0 <= label_smoothing < 1:
-        raise ValueError(f"label_smoothing must be in [0, 1), got {label_smoothing}")
+    return {
+        "steps": check_positive_int("steps", steps),
+        "seed": check_int("seed", seed),
+        "warmup": check_positive_int("warmup", warmup),
+        "factor": check_real("factor", factor, 0, low_open=True, allowed="a positive finite number"),
+        "label_smoothing": check_fraction("label_smoothing", label_smoothing),
+        "progress": None if progress is None else check_callable("progress", progress),
+    }

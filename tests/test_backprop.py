@@ -10,19 +10,16 @@ import numpy as np
 import pytest
 
 from handtf import MODEL, build_model, cross_entropy, ffn, gelu, gpt, layer_norm, linear, mha, relu, softmax
-from handtf import multi_head_attention, scaled_dot_product_attention, attend_heads, causal_mask
+from handtf import attend_heads, attention, causal_mask, multi_head_attention
 from handtf.backprop import (
     attend_heads_backward,
     attention_backward,
-    block,
-    block_backward,
     cross_entropy_backward,
     embedding_backward,
     ffn_backward,
     gelu_backward,
     layer_norm_backward,
     linear_backward,
-    loss_and_grads,
     mha_backward,
     multi_head_attention_backward,
     relu_backward,
@@ -30,6 +27,7 @@ from handtf.backprop import (
     soft_cross_entropy,
     softmax_backward,
 )
+from handtf.gpt_grads import block, block_backward, loss_and_grads
 
 TOLERANCE = 1e-6
 
@@ -142,7 +140,7 @@ def test_layer_norm(rng):
 def test_scaled_dot_product_attention(rng):
     q, k, v = rng.normal(size=(2, 4, 3)), rng.normal(size=(2, 4, 3)), rng.normal(size=(2, 4, 5))
     mask, r = causal_mask(4), rng.normal(size=(2, 4, 5))
-    loss = lambda: np.sum(scaled_dot_product_attention(q, k, v, mask) * r)  # noqa: E731
+    loss = lambda: np.sum(attention(q, k, v, mask) * r)  # noqa: E731
     for name, array, grad in zip("qkv", (q, k, v), attention_backward(r, q, k, v, mask)):
         assert_gradient(grad, numerical_gradient(loss, array), name)
 

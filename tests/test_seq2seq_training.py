@@ -67,3 +67,25 @@ def test_task_pairs_teacher_forcing_and_held_out_sources():
 def test_train_seq2seq_rejects_bad_arguments(kwargs, error, message):
     with pytest.raises(error, match=message):
         train_seq2seq(**kwargs)
+
+
+@pytest.fixture(scope="module")
+def reverse():
+    return train_seq2seq("reverse", seed=0)  # the defaults: 1000 steps, the recipe, 100 held-out sources
+
+
+def test_reverse_reaches_99_percent_exact_match_greedy_and_beam(reverse):
+    assert reverse.losses.shape == (1000,)
+    # label smoothing keeps the loss above the entropy of the smoothed targets (0.50 for 10 tokens)
+    q = smoothed_targets(np.array([0]), 10, 0.1)
+    floor = -np.sum(q * np.log(q))
+    assert floor < reverse.losses[-50:].mean() < floor + 0.1 < reverse.losses[0]
+    assert exact_match(reverse) >= 0.99
+    assert exact_match(reverse, beam_width=4) >= 0.99
+
+
+def test_held_out_sources_are_never_trained_on(reverse):
+    rng = np.random.default_rng(0)  # replay the run's generator: test set first, then one batch per step
+    test_src = task_pairs("reverse", 100, 6, 8, rng)[0]
+    np.testing.assert_array_equal(test_src, reverse.test_src)
+    assert len(set(map(tuple, test_src.tolist()))) > 95  # 8**6 possible sources: hardly any repeats

@@ -189,7 +189,7 @@ def test_success_over_20_seeds(runs):
         ({"steps": 0}, ValueError, "steps must be at least 1"),
         ({"seed": 1.5}, TypeError, "seed must be an integer"),
         ({"n_head": 3}, ValueError, "n_head = 3 must divide n_embd = 8"),
-        ({"label_smoothing": 1.0}, ValueError, r"label_smoothing must be in \[0, 1\)"),
+        ({"label_smoothing": 1.0}, ValueError, r"label_smoothing must be a number in \[0, 1\)"),
         ({"factor": -1.0}, ValueError, "factor must be a positive"),
     ],
 )
