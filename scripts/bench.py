@@ -9,6 +9,7 @@ scored prefix for each and their ratio (target: at least 50x).
 import argparse
 import time
 
+import bench_training  # noqa: E402  (scripts/ is on the path when this script runs)
 import numpy as np
 
 from handtf import MODEL, evaluate, gpt, tokenize
@@ -40,6 +41,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--length-in-aab", type=int, default=10_000)
+    parser.add_argument("--no-training", action="store_true", help="skip the training runs (scripts/bench_training.py)")
     args = parser.parse_args()
     if args.repeats < 1:
         parser.error(f"--repeats must be at least 1, got {args.repeats}")
@@ -57,6 +59,8 @@ def main():
     print(f"per-prefix loop : {loop_s / n_prefixes * 1e6:8.2f} us per prefix")
     print(f"batched evaluate: {batched_s / n_prefixes * 1e6:8.2f} us per prefix")
     print(f"speed-up        : {loop_s / batched_s:8.1f}x (target >= 50x)")
+    if not args.no_training:
+        bench_training.main([])  # the two training runs: scripts/bench_training.py
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """The paper's recipe (Adam, warm-up, label smoothing, dropout) and training the hand-made architecture."""
 
 import math
+import statistics
 
 import numpy as np
 import pytest
@@ -178,7 +179,9 @@ def test_success_over_20_seeds(runs):
     one, two = runs[1], runs[2]
     assert [s for s, r in enumerate(one) if not r.solved] == [19]
     assert all(r.solved for r in two)
-    assert max(r.solved_at for r in one if r.solved) < 400
+    solved = sorted(r.solved_at for r in one if r.solved)
+    assert statistics.median(solved) == 33 and sum(s <= 100 for s in solved) == 18  # as the page says
+    assert max(r.solved_at for r in two) <= 60
 
 
 @pytest.mark.parametrize(
