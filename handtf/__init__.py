@@ -16,6 +16,7 @@ themselves are only the math; ``recording`` lets a caller keep what the
 forward pass computes.
 """
 
+from .compiler import CompiledPattern, compile_pattern
 from .decoding import (
     apply_temperature,
     beam_search,
