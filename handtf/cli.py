@@ -3,6 +3,7 @@
 import argparse
 import sys
 
+from .compiler import compile_pattern, describe
 from .evaluate import PATTERN, evaluate, verify
 from .inference import complete, context_window, explain, next_token_probs, predict
 from .tokenizer import tokenize
@@ -74,7 +75,24 @@ def build_parser():
 
     p = commands.add_parser("verify", help="check every valid (aab)* context up to a length")
     p.add_argument("--max-len", type=_max_len, default=30, help="longest context to check (default 30)")
+    p.add_argument("--pattern", help="check a model compiled for this pattern instead, e.g. abcab")
+
+    p = commands.add_parser("compile", help="design GPT-2 weights for any repeating pattern and check them")
+    p.add_argument("pattern", help="the characters to repeat, e.g. abcab")
+    p.add_argument("--n-ctx", type=_whole_number, default=None, help="the context window (default: the k the pattern needs)")
+    p.add_argument("--max-len", type=_max_len, default=30, help="longest context to check (default 30)")
     return parser
+
+
+def _verify(max_len, model=None):
+    """Print verify's result; return the exit code."""
+    result = verify(max_len) if model is None else verify(max_len, model)
+    shortest = 2 if model is None else model.k
+    print(f"checked {result.checked} contexts of length {shortest} to {max_len}: {result.correct} correct")
+    print(f"smallest logit margin: {result.min_margin:g}")
+    for context, expected in result.failures:
+        print(f"wrong: {context} -> expected {expected}")
+    return 0 if result.passed else 1
 
 
 def run(args):
@@ -93,16 +111,21 @@ def run(args):
         if result.mistakes:
             print("mispredicted positions: " + ", ".join(map(str, result.mistakes)))
         return 0 if not result.mistakes else 1
-    elif args.command == "verify":
-        result = verify(args.max_len)
-        print(f"checked {result.checked} contexts of length 2 to {args.max_len}: {result.correct} correct")
-        print(f"smallest logit margin: {result.min_margin:g}")
-        for context, expected in result.failures:
-            print(f"wrong: {context} -> expected {expected}")
-        return 0 if result.passed else 1
+    elif args.command == "verify" and args.pattern is None:
+        return _verify(args.max_len)
+    elif args.command in ("verify", "compile"):
+        model = compile_pattern(args.pattern, n_ctx=getattr(args, "n_ctx", None))
+        if args.command == "compile":
+            print(describe(model))
+        return _verify(args.max_len, model)
     return 0
 
 
 def main(argv=None):
-    args = build_parser().parse_args(argv)
-    sys.exit(run(args))
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code = run(args)
+    except (ValueError, TypeError) as error:  # a pattern the design cannot take, or a max_len below its k
+        parser.error(str(error))
+    sys.exit(code)
