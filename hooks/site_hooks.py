@@ -1,20 +1,21 @@
-"""MkDocs hooks: math as MathML, notebooks under i18n, nothing loaded from another host.
+"""MkDocs hooks: what no maintained plugin or option does for this site, one job each.
 
-- Math written as ``$...$`` / ``$$...$$`` leaves pymdownx.arithmatex as TeX in
-  ``<span class="arithmatex">`` / ``<div class="arithmatex">``; it is turned
-  into MathML here, which the browser renders with no script and no font
-  download.
-- mkdocs-static-i18n re-creates files and drops mkdocs-jupyter's notebook
-  wrapper unless ``.ipynb`` counts as a page (mkdocs-static-i18n issue #198).
-- mkdocs-jupyter pages carry script tags that point at CDNs; they are removed,
-  and their heading ids are made to match their table of contents.
-- A line break between two Chinese characters would show as a space; it is
-  dropped.
-- mkdocs-static-i18n merges both languages into one search index, so a search
-  would answer in both. The index is split per language, and each
-  translation's pages are told to search their own.
-- The ``<link rel="alternate">`` tags are removed: Material takes each for a
-  language's home page and asks for a sitemap.xml below it that does not exist.
+Each job names the upstream issue it works around; when that is fixed, the job goes.
+
+1. Notebooks under i18n: ``.ipynb`` must count as a page (mkdocs-static-i18n #198).
+2. Chinese line breaks: a line break between two Chinese characters must not
+   show as a space (Python-Markdown #992; browsers do not apply CSS Text's
+   segment break rules, w3c/csswg-drafts #5086). A Markdown treeprocessor,
+   so code is never touched.
+3. Notebook pages: no scripts from another host (mkdocs-jupyter #199, #241:
+   nbconvert's MathJax and Mermaid tags), and heading ids that match the table
+   of contents (mkdocs-jupyter #140).
+4. One search index and one sitemap per language (mkdocs-static-i18n #271:
+   Material reads one index at the site root, so every search answered in both
+   languages).
+
+Maths is not here: pymdownx.arithmatex marks it and KaTeX, served by the site,
+typesets it (see mkdocs.yml).
 """
 
 import html
@@ -22,25 +23,74 @@ import json
 import re
 import shutil
 from pathlib import Path
+from xml.etree.ElementTree import Element
 
 import mkdocs.plugins
 import mkdocs.utils
-from latex2mathml.converter import convert
+from markdown.extensions import Extension
+from markdown.treeprocessors import Treeprocessor
 from pymdownx.slugs import slugify
 
+# 1. mkdocs-static-i18n #198: i18n re-creates each file and keeps mkdocs-jupyter's
+# notebook wrapper only when the extension counts as Markdown; otherwise the page
+# silently becomes the raw .ipynb JSON (tests/test_site.py checks that it is HTML).
 if ".ipynb" not in mkdocs.utils.markdown_extensions:
     mkdocs.utils.markdown_extensions = (*mkdocs.utils.markdown_extensions, ".ipynb")
 
-_MATH = re.compile(
-    r'<(?P<tag>span|div) class="arithmatex">\s*\\(?P<open>[(\[])(?P<tex>.*?)\\[)\]]\s*</(?P=tag)>',
-    re.DOTALL,
-)
+
+# 2. Python-Markdown #992 (its maintainers suggest a treeprocessor) and
+# w3c/csswg-drafts #5086: a source line break between Chinese characters
+# becomes a space in every browser but Firefox.
+_CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"  # CJK punctuation, ideographs, full-width forms
+_CJK_LINE_BREAK = re.compile(rf"(?<=[{_CJK}])[ \t]*\n[ \t]*(?=[{_CJK}])")
+_VERBATIM = {"pre", "code", "script", "style"}
+
+
+def join_cjk_lines(text):
+    """``text`` without the line breaks that stand between two Chinese characters.
+
+    >>> join_cjk_lines("注意力\\n权重，\\nand English\\nstays")
+    '注意力权重，\\nand English\\nstays'
+    """
+    return _CJK_LINE_BREAK.sub("", text)
+
+
+class _JoinCjkLines(Treeprocessor):
+    def run(self, root):
+        self._join(root)
+
+    def _join(self, element: Element):
+        if element.tag in _VERBATIM or "arithmatex" in element.get("class", ""):
+            return
+        if element.text:
+            element.text = join_cjk_lines(element.text)
+        for child in element:
+            self._join(child)
+            if child.tail:
+                child.tail = join_cjk_lines(child.tail)
+
+
+class JoinCjkLines(Extension):
+    def extendMarkdown(self, md):
+        md.treeprocessors.register(_JoinCjkLines(md), "join_cjk_lines", 1)  # after inline markup
+
+
+def on_config(config):
+    if not any(isinstance(extension, JoinCjkLines) for extension in config.markdown_extensions):
+        config.markdown_extensions.append(JoinCjkLines())  # once, though i18n runs this per language
+
+
+# 3. Notebook pages (mkdocs-jupyter renders them with nbconvert, not Markdown).
 _SCRIPT = re.compile(r"<script\b(?P<attrs>[^>]*)>(?P<body>.*?)</script>", re.DOTALL)
 _REMOTE_URL = re.compile(r"""(?:https?:)?//[a-z0-9.-]+\.[a-z]{2,}/""", re.IGNORECASE)
 
 
 def without_remote_scripts(html_text):
-    """Drop every script that loads from another host, has an empty src, or is MathJax's config."""
+    """Drop every script that loads from another host, has an empty src, or is MathJax's config.
+
+    mkdocs-jupyter #199 made MathJax's URL configurable but always writes the tag,
+    and nbconvert's template imports Mermaid from a CDN (mkdocs-jupyter #241).
+    """
 
     def keep(match):
         attrs, body = match["attrs"], match["body"]
@@ -52,12 +102,6 @@ def without_remote_scripts(html_text):
     return _SCRIPT.sub(keep, html_text)
 
 
-def tex_to_mathml(match):
-    tex = html.unescape(match["tex"]).strip()
-    display = "block" if match["open"] == "[" else "inline"
-    return f'<{match["tag"]} class="arithmatex">{convert(tex, display=display)}</{match["tag"]}>'
-
-
 _SLUGIFY = slugify(case="lower")  # as the toc extension in mkdocs.yml
 _HEADING_ID = re.compile(r'(<h[1-6][^>]*\bid=")([^"]*)("[^>]*>)(.*?)(</h[1-6]>)', re.DOTALL)
 
@@ -65,10 +109,11 @@ _HEADING_ID = re.compile(r'(<h[1-6][^>]*\bid=")([^"]*)("[^>]*>)(.*?)(</h[1-6]>)'
 def notebook_headings(content, toc):
     """Give a notebook's headings readable ids, the same (with the same titles) in its table of contents.
 
-    mkdocs-jupyter makes heading ids with an ASCII-only slugify and its table of
-    contents with Markdown's, so Chinese headings (and headings with code) get
-    links that lead nowhere. Both are redone here with the site's slugify; the
-    headings come in the same order in the page and in the table of contents.
+    mkdocs-jupyter #140: it makes heading ids with an ASCII-only slugify and its
+    table of contents with Markdown's, so Chinese headings (and headings with
+    code) get links that lead nowhere. Both are redone here with the site's
+    slugify; the headings come in the same order in the page and in the table
+    of contents.
     """
     entries = iter(_flatten(toc))
 
@@ -90,38 +135,24 @@ def _flatten(toc):
         yield from _flatten(item.children)
 
 
-_CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"  # CJK punctuation, ideographs, full-width forms
-_CJK_LINE_BREAK = re.compile(rf"(?<=[{_CJK}])[ \t]*\n[ \t]*(?=[{_CJK}])")
-_PRE = re.compile(r"(<pre\b.*?</pre>)", re.DOTALL)
-
-
-def join_cjk_lines(content):
-    """Drop the line breaks between two Chinese characters outside ``<pre>``.
-
-    A browser shows a line break in the source as a space, which is right
-    between English words and wrong between Chinese characters.
-    """
-    parts = _PRE.split(content)  # odd indices are <pre> blocks
-    return "".join(part if i % 2 else _CJK_LINE_BREAK.sub("", part) for i, part in enumerate(parts))
-
-
 def on_page_content(content, page, config, files):
     if page.file.src_uri.endswith(".ipynb"):
-        content = notebook_headings(content, page.toc)
-    return join_cjk_lines(_MATH.sub(tex_to_mathml, content))
+        return notebook_headings(content, page.toc)
+    return content
 
 
 def on_post_page(output, page, config):
     if page.file.src_uri.endswith(".ipynb"):
         output = without_remote_scripts(output)  # only mkdocs-jupyter's: the tests catch any other
-    # Material fetches sitemap.xml below every <link rel="alternate"> as if it were a
-    # language's home page; mkdocs-static-i18n points them at the translated page
-    # itself, so each page load asked for files that do not exist. The language
-    # switcher in the header already links every page to its twin.
+    # 4. mkdocs-static-i18n #271. Material fetches sitemap.xml below every
+    # <link rel="alternate"> as if it were a language's home page; i18n points them
+    # at the translated page itself, so each page load asked for files that do not
+    # exist. The language switcher in the header already links every page to its twin.
     output = re.sub(r'\s*<link rel="alternate" href="[^"]*" hreflang="[^"]*">', "", output)
     locale = page.url.split("/", 1)[0]
     if locale in _translations(config):
-        # Material's "base" is the site root; a translation's root is one folder below it.
+        # Material's "base" (where it reads the search index) is the site root;
+        # a translation's root, with its own index, is one folder below it.
         output = re.sub(r'("base": ")([^"]*)(")', rf"\g<1>\g<2>/{locale}/\g<3>", output, count=1)
     return output
 

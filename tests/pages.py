@@ -49,9 +49,14 @@ def strip_comments(source):
     return tokenize.untokenize(kept).strip()
 
 
-def notebook_cells(path):
-    """A notebook's code cells (without comments) and their text outputs, in order."""
-    notebook = json.loads(path.read_text(encoding="utf-8"))
+def notebook_cells(path_or_notebook):
+    """A notebook's code cells (without comments) and their text outputs, in order.
+
+    Takes the notebook's path or the notebook itself (a dict as in the .ipynb file).
+    """
+    notebook = path_or_notebook
+    if isinstance(notebook, Path):
+        notebook = json.loads(notebook.read_text(encoding="utf-8"))
     return [
         (strip_comments("".join(cell["source"])), [_text_of(output) for output in cell.get("outputs", [])])
         for cell in notebook["cells"]

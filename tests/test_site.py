@@ -90,12 +90,6 @@ def test_the_built_site_loads_nothing_from_another_host(built_site):
     assert not offenders, "\n".join(offenders)
 
 
-def test_math_is_mathml_not_tex(built_site):
-    for path in built_site.rglob("*.html"):
-        html = path.read_text(encoding="utf-8")
-        assert 'class="arithmatex">\\(' not in html and 'class="arithmatex">\\[' not in html, path
-
-
 @pytest.mark.parametrize("notebook", [p for p in pages() if p.suffix == ".ipynb"], ids=lambda p: p.name)
 def test_notebooks_render_as_pages_showing_their_committed_outputs(built_site, notebook):
     relative = notebook.relative_to(DOCS)

@@ -1,0 +1,189 @@
+"""How long an author waits: the site's build, its live reload, and the test suite.
+
+In one run this times
+
+1. the cold bilingual strict build (``mkdocs build --strict``, a fresh process),
+2. a bare Material build of the same English pages (Material's defaults and
+   nothing else), and prints both and their ratio (goal: at most 3x);
+3. under ``mkdocs serve`` on a free localhost port, the time from saving a page
+   to the browser showing the reloaded page (goal: at most 5 s);
+4. the README's test command without the installs, ``python -m pytest``
+   (goal: at most 90 s on a quiet 2-core machine).
+
+Timings depend on the machine's load, so the load average is printed with
+them, and each command's CPU time (its own and its children's) next to its
+wall-clock time. ``--skip-reload`` and ``--skip-tests`` leave out steps 3 and 4;
+``--repeat N`` times each build N times and keeps the fastest.
+"""
+
+import argparse
+import os
+import resource
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+QUIET = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}  # Material's end-of-life banner, once per build
+WAIT = 300  # seconds: the longest any one step may take before the benchmark gives up
+EDITED_PAGE = "attention.md"
+BARE_CONFIG = "site_name: bare\ntheme:\n  name: material\n"
+
+
+class Timing:
+    """Wall-clock seconds and the CPU seconds (user + system) of a command and its children.
+
+    On a machine shared with other work the wall clock grows with the load; the
+    CPU time much less, so both are printed.
+    """
+
+    def __init__(self, wall, cpu):
+        self.wall, self.cpu = wall, cpu
+
+    def __lt__(self, other):
+        return self.wall < other.wall
+
+    def __truediv__(self, other):
+        return f"{self.wall / other.wall:5.1f} x wall, {self.cpu / other.cpu:5.1f} x CPU"
+
+    def __str__(self):
+        return f"{self.wall:6.1f} s wall, {self.cpu:6.1f} s CPU"
+
+
+def children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(command, cwd):
+    """Run ``command``; return its Timing, or exit with its output if it fails."""
+    start, cpu = time.perf_counter(), children_cpu()
+    result = subprocess.run(command, cwd=cwd, env=QUIET, capture_output=True, text=True, timeout=WAIT * 4)
+    elapsed = Timing(time.perf_counter() - start, children_cpu() - cpu)
+    if result.returncode != 0:
+        sys.exit(f"{' '.join(map(str, command))} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
+    return elapsed
+
+
+def strict_build(root, scratch):
+    return timed([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(scratch / "site")], root)
+
+
+def bare_project(root, scratch):
+    """A Material site of the English Markdown pages and their assets, with Material's defaults."""
+    project = scratch / "bare"
+    docs = project / "docs"
+    for page in (root / "docs").rglob("*.md"):
+        if not page.name.endswith(".zh.md"):
+            target = docs / page.relative_to(root / "docs")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(page, target)
+    shutil.copytree(root / "docs" / "assets", docs / "assets")
+    (project / "mkdocs.yml").write_text(BARE_CONFIG, encoding="utf-8")
+    return project
+
+
+def bare_build(root, scratch):
+    project = bare_project(root, scratch)
+    return timed([sys.executable, "-m", "mkdocs", "build", "--site-dir", str(scratch / "bare-site")], project)
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for(url, deadline):
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=5) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.5)
+    sys.exit(f"mkdocs serve did not answer {url} within {WAIT} s")
+
+
+def reload_time(root, scratch):
+    """Seconds from saving a page under ``mkdocs serve`` to the browser showing the change."""
+    project = scratch / "project"
+    shutil.copytree(root, project, ignore=shutil.ignore_patterns(".git", ".venv", "site", "__pycache__", "*.egg-info"))
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/handtf/{EDITED_PAGE.removesuffix('.md')}/"
+    log = open(scratch / "serve.log", "w", encoding="utf-8")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
+        cwd=project,
+        env=QUIET,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        wait_for(url, time.monotonic() + WAIT)
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=chromium(), args=["--no-sandbox", "--disable-gpu"])
+            page = browser.new_page()
+            page.goto(url, wait_until="load")
+            marker = f"bench-marker-{time.time_ns()}"
+            path = project / "docs" / EDITED_PAGE
+            start = time.perf_counter()
+            path.write_text(path.read_text(encoding="utf-8") + f"\n{marker}\n", encoding="utf-8")
+            page.wait_for_function(
+                f"() => document.body && document.body.innerText.includes({marker!r})", timeout=WAIT * 1000, polling=100
+            )
+            elapsed = time.perf_counter() - start
+            browser.close()
+        return elapsed
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        log.close()
+
+
+def chromium():
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not path:
+        sys.exit("the reload time needs Chromium (apt-get install chromium), or pass --skip-reload")
+    return path
+
+
+def load():
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg()) + f" on {os.cpu_count()} cores"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=1, help="time each build this many times, keep the fastest")
+    parser.add_argument("--skip-reload", action="store_true", help="do not time the live reload")
+    parser.add_argument("--skip-tests", action="store_true", help="do not time the test suite")
+    args = parser.parse_args(argv)
+    print(f"before: {load()}", flush=True)
+    with tempfile.TemporaryDirectory(prefix="handtf-bench-") as scratch:
+        scratch = Path(scratch)
+        build = min(strict_build(ROOT, scratch) for _ in range(args.repeat))
+        print(f"bilingual strict build:       {build}", flush=True)
+        bare = min(bare_build(ROOT, scratch) for _ in range(args.repeat))
+        print(f"bare Material build (en):     {bare}", flush=True)
+        print(f"ratio:                        {build / bare}   (goal: at most 3 x)", flush=True)
+        if not args.skip_reload:
+            print(f"edit -> reloaded page:        {reload_time(ROOT, scratch):6.1f} s wall   (goal: at most 5 s)", flush=True)
+    if not args.skip_tests:
+        suite = timed([sys.executable, "-m", "pytest", "-q"], ROOT)
+        print(f"test suite (python -m pytest): {suite}   (goal: at most 90 s wall)", flush=True)
+    print(f"after:  {load()}")
+
+
+if __name__ == "__main__":
+    main()
