@@ -13,7 +13,8 @@ from .compiler import CompiledPattern, check_pattern, context_needed
 from .running import PATTERN, alphabet, context_length, pattern_of, run
 from .tokenizer import tokenize
 from .weights import MODEL, check_finite_model
-MAX_LEN = 1_000_000  # verify's upper bound: about 1 s per 100,000, linear in max_len
+
+MAX_LEN = 1_000_000  # verify's upper bound: linear in max_len, a few seconds and ~200 MB at the bound
 MAX_LEN_LISTED = 10_000  # valid_contexts's upper bound: its strings take memory quadratic in max_len
 
 

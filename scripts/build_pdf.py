@@ -1,0 +1,320 @@
+"""Build the site as one PDF per language: ``python scripts/build_pdf.py --out DIR``.
+
+Writes ``DIR/handtf-en.pdf`` and ``DIR/handtf-zh.pdf``. Each is the built site's
+pages in the order of the navigation (read from the built home page, so a page
+added to ``mkdocs.yml`` is in the PDF without a change here), after a cover
+(title, version, how to cite, from ``CITATION.cff`` and ``handtf.__version__``)
+and a table of contents with page numbers. Links between pages become links
+inside the PDF; links to files (the notebooks) point at the published site.
+Headless Chromium (Debian's, driven by Playwright, as the browser tests) prints
+it: MathML, SVG figures and code as on the site, Chinese in the system's CJK font.
+
+``--site SITE`` prints an already built site instead of running ``mkdocs build``.
+"""
+
+import argparse
+import copy
+import html
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from urllib.parse import unquote, urldefrag, urljoin, urlsplit
+
+from bs4 import BeautifulSoup
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "hooks"))
+from course import citation  # noqa: E402  (the same citation data as the site's pages)
+
+LANGUAGES = {"en": "", "zh": "zh/"}  # language -> folder of its pages in the built site
+WORDS = {
+    "en": {
+        "contents": "Contents",
+        "version": "Version {version}, released {date}",
+        "cite": "How to cite",
+        "cite_text": "{authors} ({year}). <em>{title}</em>, version {version}. {url}",
+        "licence": "Code: MIT licence. Text and figures: CC BY 4.0. Every example in this book is a "
+        "doctest that the project's tests run; each chapter's examples are also a Jupyter notebook, "
+        "linked at the end of the chapter.",
+        "online": "Read online",
+    },
+    "zh": {
+        "contents": "目录",
+        "version": "版本 {version}，发布于 {date}",
+        "cite": "如何引用",
+        "cite_text": "{authors}（{year}）。《{title}》，版本 {version}。{url}",
+        "licence": "代码：MIT 许可证。正文与插图：CC BY 4.0。书中每个示例都是项目测试会运行的 doctest；"
+        "每章的示例也有一个 Jupyter 笔记本，链接在该章末尾。",
+        "online": "在线阅读",
+    },
+}
+PRINT_CSS = """
+@page { size: A4; margin: 18mm 16mm 20mm 16mm; }
+html { font-size: 125%; }  /* Material sizes text in rem: 0.8rem -> 10pt on paper */
+body { margin: 0; background: #fff; }
+body[lang="zh"] { font-family: "WenQuanYi Micro Hei", "Noto Sans CJK SC", sans-serif; }
+.md-typeset { font-size: 0.8rem; line-height: 1.6; }
+.md-typeset h1 { font-size: 1.8em; margin: 0 0 0.8em; color: #111; font-weight: 400; }
+.md-typeset .headerlink, .md-typeset .anchor-link { display: none; }
+.md-typeset pre > code { white-space: pre-wrap; overflow-wrap: anywhere; overflow: visible; }
+.md-typeset pre, .md-typeset table, .md-typeset figure, .md-typeset .arithmatex { break-inside: avoid; }
+.md-typeset .md-typeset__table, .md-typeset .md-typeset__scrollwrap { overflow: visible; }
+.md-typeset table:not([class]) { font-size: 0.7rem; }
+.md-typeset h2, .md-typeset h3 { break-after: avoid; }
+.md-typeset img { max-width: 100%; }
+.md-typeset div.arithmatex { overflow: visible; }
+.handtf-chapter, .handtf-part, .handtf-toc { break-before: page; }
+.handtf-part { padding-top: 30vh; text-align: center; }
+.handtf-part h1 { font-size: 2.4em; }
+.handtf-cover { text-align: left; padding-top: 18vh; }
+.handtf-cover h1 { font-size: 2.6em; margin-bottom: 0.3em; }
+.handtf-cover .subtitle { font-size: 1.2em; color: #444; }
+.handtf-cover .version { margin: 2em 0; font-size: 1.1em; }
+.handtf-cover pre { font-size: 0.85em; }
+.md-typeset .handtf-toc ol { list-style: none; padding-left: 0; margin: 0; }
+.md-typeset .handtf-toc ol ol { padding-left: 1.6em; }
+.md-typeset .handtf-toc li { margin: 0.15em 0; list-style: none; }
+.md-typeset .handtf-toc .part { margin-top: 0.8em; }
+.handtf-toc .part > a { font-weight: 700; }
+.handtf-toc a { display: flex; color: inherit; text-decoration: none; }
+.handtf-toc a .title { flex: 0 1 auto; }
+.handtf-toc a .dots { flex: 1 0 2em; border-bottom: 1px dotted #999; margin: 0 0.4em 0.35em; }
+.handtf-toc a .page { min-width: 2em; text-align: right; }
+.handtf-toc ol ol a { font-size: 0.92em; color: #333; }
+"""
+FOOTER = (
+    '<div style="font-size:8px;width:100%;text-align:center;color:#666">'
+    '<span class="pageNumber"></span> / <span class="totalPages"></span></div>'
+)
+
+
+def nav(site, language):
+    """The language's navigation as [(part title or None, [page path below the site root, ...]), ...]."""
+    home = LANGUAGES[language]
+    soup = BeautifulSoup((site / home / "index.html").read_text(encoding="utf-8"), "html.parser")
+    top = soup.select_one("nav.md-nav--primary > ul.md-nav__list")
+    parts = []
+
+    def page_of(item):
+        link = item.find("a", class_="md-nav__link", recursive=False)
+        return urlsplit(urljoin(f"http://site/{home}", link["href"])).path.lstrip("/") if link else None
+
+    def pages_below(item):
+        found = []
+        for child in item.select_one("nav > ul.md-nav__list").find_all("li", recursive=False):
+            if "md-nav__item--nested" in child.get("class", []):
+                found += pages_below(child)
+            elif page_of(child) is not None:
+                found.append(page_of(child))
+        return found
+
+    for item in top.find_all("li", recursive=False):
+        if "md-nav__item--nested" in item.get("class", []):
+            label = item.find("label", class_="md-nav__link", recursive=False)
+            parts.append((label.get_text(" ", strip=True), pages_below(item)))
+        elif page_of(item) is not None:
+            parts.append((None, [page_of(item)]))
+    return parts
+
+
+def key_of(path, language):
+    """``zh/concepts/qkv/`` -> ``concepts-qkv``: the id of a chapter in the book."""
+    path = path.removeprefix(LANGUAGES[language]).strip("/")
+    return path.replace("/", "-") or "home"
+
+
+def chapter(site, path, language, book_paths, published):
+    """A page's article, its ids prefixed by its key and its links pointing inside the book."""
+    key = key_of(path, language)
+    soup = BeautifulSoup((site / path / "index.html").read_text(encoding="utf-8"), "html.parser")
+    article = soup.select_one("article.md-content__inner")
+    for element in article.select(".handtf-course, .md-source-file, a.headerlink, a.md-content__button"):
+        element.decompose()
+    for element in article.find_all(id=True):
+        element["id"] = f"{key}--{element['id']}"
+    for element in article.find_all(attrs={"for": True}):  # tabbed blocks' labels
+        element["for"] = f"{key}--{element['for']}"
+    base = f"http://site/{path}"
+    for link in article.find_all("a", href=True):
+        href = link["href"]
+        if href.startswith("#"):
+            link["href"] = f"#{key}--{href[1:]}"
+            continue
+        target = urljoin(base, href)
+        if not target.startswith("http://site/"):
+            continue  # another host: left as it is
+        target_path, fragment = urldefrag(target.removeprefix("http://site/"))
+        target_path = target_path.removesuffix("index.html")
+        if target_path in book_paths:
+            target_key = key_of(target_path, language)
+            link["href"] = f"#{target_key}--{fragment}" if fragment else f"#{target_key}"
+        else:
+            link["href"] = f"{published}{target_path}" + (f"#{fragment}" if fragment else "")
+            link.attrs.pop("download", None)
+    for image in article.find_all("img", src=True):
+        image["src"] = (site / urlsplit(urljoin(base, image["src"])).path.lstrip("/")).resolve().as_uri()
+        image.attrs.pop("loading", None)
+    section = soup.new_tag("section", attrs={"class": "handtf-chapter", "id": key})
+    section.extend(copy.copy(child) for child in article.contents)
+    return section
+
+
+def toc_entries(chapter_section):
+    """The chapter's title and its second-level headings, as (id, text)."""
+    headings = chapter_section.find_all(["h1", "h2"])
+    title = headings[0] if headings and headings[0].name == "h1" else None
+    entries = [(h["id"], h.get_text(" ", strip=True)) for h in headings[1:] if h.name == "h2" and h.get("id")]
+    return (title.get_text(" ", strip=True) if title else chapter_section["id"]), entries
+
+
+def book_html(site, language, page_numbers=None):
+    """The whole book of one language as one HTML document; ``page_numbers`` maps ids to PDF pages."""
+    words, data = WORDS[language], citation()
+    home_html = (site / LANGUAGES[language] / "index.html").read_text(encoding="utf-8")
+    home = BeautifulSoup(home_html, "html.parser")
+    root = home.find("link", rel="canonical")["href"].removesuffix(LANGUAGES[language])
+    published = f"{root}{data['series']}/"
+    parts = nav(site, language)
+    book_paths = {path for _, paths in parts for path in paths}
+    styles = "".join(
+        f'<link rel="stylesheet" href="{(site / LANGUAGES[language] / link["href"]).resolve().as_uri()}">'
+        for link in home.find_all("link", rel="stylesheet")
+        if not urlsplit(link["href"]).scheme
+    )
+    page_numbers = page_numbers or {}
+
+    def number(anchor):
+        return f'<span class="dots"></span><span class="page">{page_numbers.get(anchor, "")}</span>'
+
+    body, toc = [], []
+    for index, (part, paths) in enumerate(parts):
+        if part:
+            part_id = f"part-{index}"
+            body.append(f'<section class="handtf-part" id="{part_id}"><h1>{html.escape(part)}</h1></section>')
+            toc.append(f'<li class="part"><a href="#{part_id}"><span class="title">{html.escape(part)}</span>'
+                       f"{number(part_id)}</a><ol>")
+        for path in paths:
+            section = chapter(site, path, language, book_paths, published)
+            title, entries = toc_entries(section)
+            body.append(str(section))
+            subs = "".join(
+                f'<li><a href="#{anchor}"><span class="title">{html.escape(text)}</span>{number(anchor)}</a></li>'
+                for anchor, text in entries
+            )
+            toc.append(f'<li><a href="#{section["id"]}"><span class="title">{html.escape(title)}</span>'
+                       f'{number(section["id"])}</a><ol>{subs}</ol></li>')
+        if part:
+            toc.append("</ol></li>")
+
+    title = home.select_one("nav.md-nav--primary > label.md-nav__title").get_text(" ", strip=True)
+    url = f"{published}{LANGUAGES[language]}"
+    cite = words["cite_text"].format(
+        authors=html.escape(data["authors"]), year=data["year"], title=html.escape(title), version=data["version"],
+        url=f'<a href="{url}">{url}</a>',
+    )
+    bibtex = (
+        f"@misc{{handtf-{data['series']}-{language},\n  author   = {{{{{data['authors']}}}}},\n"
+        f"  title    = {{{title}}},\n  year     = {{{data['year']}}},\n  version  = {{{data['version']}}},\n"
+        f"  language = {{{'chinese' if language == 'zh' else 'english'}}},\n  url      = {{{url}}},\n}}"
+    )
+    description = home.find("meta", attrs={"name": "description"})
+    cover = f"""
+<section class="handtf-cover" id="cover">
+  <h1>{html.escape(title)}</h1>
+  <p class="subtitle">{html.escape(description["content"]) if description and language == "en" else ""}</p>
+  <p class="version">{words["version"].format(version=data["version"], date=data["released"])}</p>
+  <p>{words["online"]}: <a href="{url}">{url}</a></p>
+  <h2>{words["cite"]}</h2>
+  <p>{cite}</p>
+  <pre><code>{html.escape(bibtex)}</code></pre>
+  <p>{words["licence"]}</p>
+</section>"""
+    contents = f'<section class="handtf-toc" id="contents"><h1>{words["contents"]}</h1><ol>{"".join(toc)}</ol></section>'
+    return f"""<!doctype html>
+<html lang="{language}"><head><meta charset="utf-8"><title>{html.escape(title)}</title>{styles}
+<style>{PRINT_CSS}</style></head>
+<body lang="{language}" data-md-color-scheme="default" data-md-color-primary="indigo" data-md-color-accent="indigo">
+<div class="md-typeset">{cover}{contents}{"".join(body)}</div></body></html>"""
+
+
+def print_pdf(browser, html_path, pdf_path):
+    page = browser.new_page()
+    try:
+        page.goto(html_path.resolve().as_uri(), wait_until="load")
+        page.emulate_media(media="print")
+        page.pdf(
+            path=str(pdf_path), format="A4", print_background=True, outline=True, tagged=True,
+            display_header_footer=True, header_template="<span></span>", footer_template=FOOTER,
+            margin={"top": "18mm", "bottom": "20mm", "left": "16mm", "right": "16mm"},
+        )
+    finally:
+        page.close()
+
+
+def anchor_pages(pdf_path):
+    """{named destination: 1-based page} of a PDF that Chromium printed."""
+    from pypdf import PdfReader
+
+    reader = PdfReader(pdf_path)
+    pages = {page.indirect_reference.idnum: number for number, page in enumerate(reader.pages, start=1)}
+    found = {}
+    for name, destination in reader.named_destinations.items():
+        page = destination.page
+        idnum = page.idnum if hasattr(page, "idnum") else page.indirect_reference.idnum
+        found[unquote(name.lstrip("/"))] = pages.get(idnum)
+    return found
+
+
+def build(site, out, languages=tuple(LANGUAGES), chromium=None):
+    """Print ``handtf-LANGUAGE.pdf`` for each language into ``out``; returns their paths."""
+    from playwright.sync_api import sync_playwright
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    chromium = chromium or shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chromium:
+        raise SystemExit("build_pdf.py: no Chromium found (apt-get install chromium fonts-wqy-microhei)")
+    written = {}
+    with tempfile.TemporaryDirectory() as scratch, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            for language in languages:
+                source, pdf = Path(scratch) / f"{language}.html", out / f"handtf-{language}.pdf"
+                # Twice: the first print tells on which page every chapter and section starts,
+                # the second prints those numbers in the table of contents (same length, same pages).
+                source.write_text(book_html(site, language), encoding="utf-8")
+                print_pdf(browser, source, pdf)
+                source.write_text(book_html(site, language, anchor_pages(pdf)), encoding="utf-8")
+                print_pdf(browser, source, pdf)
+                written[language] = pdf
+        finally:
+            browser.close()
+    return written
+
+
+def build_site(folder):
+    """``mkdocs build --strict`` into ``folder``."""
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(folder)],
+        cwd=ROOT, capture_output=True, text=True,
+    )
+    if result.returncode != 0:
+        raise SystemExit(f"build_pdf.py: mkdocs build --strict failed:\n{result.stdout}{result.stderr}")
+    return Path(folder)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", required=True, type=Path, help="folder for handtf-en.pdf and handtf-zh.pdf")
+    parser.add_argument("--site", type=Path, help="an already built site (default: build it now)")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as scratch:
+        site = args.site or build_site(Path(scratch) / "site")
+        for language, pdf in build(site, args.out).items():
+            print(f"{language}: {pdf} ({pdf.stat().st_size // 1024} KiB)")
+
+
+if __name__ == "__main__":
+    main()
