@@ -140,9 +140,10 @@ def verify(max_len=30, model=MODEL, pattern=None):
     pattern = pattern_of(model) if pattern is None else pattern
     chars, k = alphabet(model), context_needed(pattern)
     text = pattern * (max_len // len(pattern) + 2)
-    by_phase = [tokenize(text[phase:], chars) for phase in range(len(pattern))]  # one long text per phase
+    all_tokens = tokenize(text, chars)  # tokenized once; each phase starts further in
     margins, failures = [], []
-    for phase, tokens in enumerate(by_phase):
+    for phase in range(len(pattern)):
+        tokens = all_tokens[phase:]  # the text started at this phase
         lengths = np.arange(k, max_len + 1)  # [n] context lengths in this phase
         logits = next_token_logits(tokens, lengths, model)  # [n, n_vocab]
         expected = np.asarray(tokens)[lengths]  # [n]
