@@ -69,7 +69,7 @@ class CompiledPattern:
 
     def __repr__(self):
         return (
-            f"CompiledPattern({_short(self.pattern)!r}: chars={''.join(self.chars)!r}, k={self.k}, "
+            f"CompiledPattern({_short(self.pattern)!r}: chars={_short(''.join(self.chars))!r}, k={self.k}, "
             f"n_ctx={self.n_ctx}, n_head={self.n_head}, n_embd={self.n_embd}, n_hidden={len(self.hidden_labels)})"
         )
 
