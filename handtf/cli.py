@@ -5,6 +5,7 @@ import errno
 import os
 import sys
 
+from . import cli_train
 from .compiler import compile_pattern, describe
 from .evaluate import MAX_LEN, PATTERN, evaluate, verify
 from .inference import MAX_NEW_TOKENS, complete, context_window, explain_rows, format_explanation
@@ -87,6 +88,8 @@ def build_parser():
     p.add_argument("pattern", help="the characters to repeat, e.g. abcab")
     p.add_argument("--n-ctx", type=_whole_number, default=None, help="the context window (default: the k the pattern needs)")
     p.add_argument("--max-len", type=_max_len, default=30, help=f"longest context to check (default 30, at most {MAX_LEN:,})")
+
+    cli_train.add_parser(commands)
     return parser
 
 
@@ -125,6 +128,8 @@ def run(args):
         if args.command == "compile":
             print(describe(model))
         return _verify(args.max_len, model)
+    elif args.command == "train":
+        return cli_train.run(args)
     return 0
 
 
