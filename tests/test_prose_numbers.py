@@ -43,6 +43,7 @@ EXCEPTIONS = {
     ("training-by-hand.md", "1024"): "PENDING: Lg in 1024 / sqrt 8",
     ("training-by-hand.md", "288"): "PENDING: the parameter count of c_attn and c_proj",
     ("training-by-hand.md", "50%"): "PENDING: even odds after a lone a (Chinese page only)",
+    ("any-pattern.md", "383"): "PENDING: landed minutes before the session ended, not yet printed by an example",
 }
 
 
@@ -62,7 +63,9 @@ def prose(text):
 
 
 def snippet(path, name):
-    lines = (ROOT / path).read_text(encoding="utf-8").splitlines()
+    lines = [line.strip() for line in (ROOT / path).read_text(encoding="utf-8").splitlines()]
+    if f"# --8<-- [start:{name}]" not in lines:
+        return ""  # the build (check_paths) reports a missing section
     start = lines.index(f"# --8<-- [start:{name}]")
     return "\n".join(lines[start : lines.index(f"# --8<-- [end:{name}]", start)])
 
