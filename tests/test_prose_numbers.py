@@ -37,13 +37,6 @@ EXCEPTIONS = {
     ("index.md", "3.11"): "the Python version the site needs",
     ("concepts/training.md", "5.3"): "section 5.3 of the paper",
     ("concepts/training.md", "5.4"): "section 5.4 of the paper",
-    # Not reviewed: training-by-hand.md landed (from the training issue) minutes before the
-    # session ended, with these claims not yet printed by an example. To be backed, then removed.
-    ("training-by-hand.md", "0.002"): "PENDING: the loss's distance to its floor at step 50",
-    ("training-by-hand.md", "1024"): "PENDING: Lg in 1024 / sqrt 8",
-    ("training-by-hand.md", "288"): "PENDING: the parameter count of c_attn and c_proj",
-    ("training-by-hand.md", "50%"): "PENDING: even odds after a lone a (Chinese page only)",
-    ("any-pattern.md", "383"): "PENDING: landed minutes before the session ended, not yet printed by an example",
 }
 
 
