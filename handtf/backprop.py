@@ -31,6 +31,7 @@ from .attend import (
 from .checks import check_array, check_ids, check_n_head, check_positive_int, check_real, check_tree, checked
 from .layers import check_ffn, check_layer_norm, check_linear, ffn, layer_norm, linear
 from .masks import causal_mask
+from .recording import ignore
 
 
 @checked
@@ -312,8 +313,13 @@ check_relu_backward = check_gelu_backward
 def check_ffn_backward(dout, x, c_fc, c_proj, activation):
     if activation not in ACTIVATION_BACKWARD:
         raise ValueError(f"activation must be handtf.gelu or handtf.relu (they have a backward function), got {activation!r}")
-    args = check_ffn(x, c_fc, c_proj, activation) | {"activation": activation}
+    args = without_record(check_ffn(x, c_fc, c_proj, activation, record=ignore)) | {"activation": activation}
     return args | {"dout": check_dout(dout, args["x"].shape)}
+
+
+def without_record(args):
+    """A forward check's arguments without ``record``: the backward functions take none."""
+    return {name: value for name, value in args.items() if name != "record"}
 
 
 def check_layer_norm_backward(dout, x, g, b, eps):
@@ -326,18 +332,17 @@ def _output_shape(q, v):
 
 
 def check_attention_backward(dout, q, k, v, mask):
-    args = check_attention(q, k, v, mask, record=print)
-    del args["record"]
+    args = without_record(check_attention(q, k, v, mask, record=ignore))
     return args | {"dout": check_dout(dout, _output_shape(args["q"], args["v"]))}
 
 
 def check_attend_heads_backward(dout, q, k, v, n_head, mask):
-    args = check_attend_heads(q, k, v, n_head, mask)
+    args = without_record(check_attend_heads(q, k, v, n_head, mask, record=ignore))
     return args | {"dout": check_dout(dout, _output_shape(args["q"], args["v"]))}
 
 
 def check_mha_backward(dout, x, c_attn, c_proj, n_head):
-    args = check_mha(x, c_attn, c_proj, n_head)
+    args = without_record(check_mha(x, c_attn, c_proj, n_head, record=ignore))
     return args | {"dout": check_dout(dout, args["x"].shape)}
 
 
