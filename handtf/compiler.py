@@ -69,7 +69,7 @@ class CompiledPattern:
 
     def __repr__(self):
         return (
-            f"CompiledPattern({_short(self.pattern)!r}: chars={_short(''.join(self.chars))!r}, k={self.k}, "
+            f"CompiledPattern({_short(self.pattern)!r}: k={self.k}, "
             f"n_ctx={self.n_ctx}, n_head={self.n_head}, n_embd={self.n_embd}, n_hidden={len(self.hidden_labels)})"
         )
 
@@ -124,7 +124,7 @@ def compile_pattern(pattern, n_ctx=None, dtype=np.float64):
 
     >>> model = compile_pattern("abcab")
     >>> model
-    CompiledPattern('abcab': chars='abc', k=3, n_ctx=3, n_head=3, n_embd=15, n_hidden=5)
+    CompiledPattern('abcab': k=3, n_ctx=3, n_head=3, n_embd=15, n_hidden=5)
     >>> sorted(model.weights["blocks"][0])
     ['attn', 'mlp']
     """
@@ -298,8 +298,8 @@ def describe(model, max_rows=20):
 
     >>> print(describe(compile_pattern("aab")))
     pattern (aab)*: period 3, characters 'ab'
-    the last k = 2 characters decide the next: 2 heads, one per look-back offset 0..1
-    n_ctx = 2, n_embd = 8 (2 heads of d_head = 4), 3 feed-forward units, one per phase
+    k = 2: the last 2 characters decide the next; one head per offset 0..1
+    n_ctx = 2, n_embd = 8 (2 heads of 4 columns), 3 FFN units
     lookup table (last 2 characters -> next):
       aa -> b
       ab -> a
@@ -307,9 +307,9 @@ def describe(model, max_rows=20):
     """
     lines = [
         f"pattern ({_short(model.pattern)})*: period {len(model.pattern)}, characters {_short(''.join(model.chars))!r}",
-        f"the last k = {model.k} characters decide the next: {model.n_head} heads, one per look-back offset 0..{model.k - 1}",
-        f"n_ctx = {model.n_ctx}, n_embd = {model.n_embd} ({model.n_head} heads of d_head = {model.d_head}), "
-        f"{len(model.hidden_labels)} feed-forward units, one per phase",
+        f"k = {model.k}: the last {model.k} characters decide the next; one head per offset 0..{model.k - 1}",
+        f"n_ctx = {model.n_ctx}, n_embd = {model.n_embd} ({model.n_head} heads of {model.d_head} columns), "
+        f"{len(model.hidden_labels)} FFN units",
         f"lookup table (last {model.k} characters -> next):",
     ]
     rows = sorted(model.table.items())
