@@ -1,10 +1,12 @@
 """The command line: ``python -m handtf`` (or ``handtf``)."""
 
 import argparse
+import errno
+import os
 import sys
 
-from .evaluate import PATTERN, evaluate, verify
-from .inference import complete, context_window, explain, next_token_probs, predict
+from .evaluate import MAX_LEN, PATTERN, evaluate, verify
+from .inference import MAX_NEW_TOKENS, complete, context_window, explain_rows, format_explanation
 from .tokenizer import tokenize
 
 DESCRIPTION = "A GPT-2-style transformer whose weights were set by hand to continue (aab)*."
@@ -30,6 +32,8 @@ def _count(text):
     value = _whole_number(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    if value > MAX_NEW_TOKENS:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_NEW_TOKENS:,} (MAX_NEW_TOKENS), got {value:,}")
     return value
 
 
@@ -37,6 +41,8 @@ def _max_len(text):
     value = _whole_number(text)
     if value < 2:
         raise argparse.ArgumentTypeError(f"must be at least 2 (the shortest valid context), got {value}")
+    if value > MAX_LEN:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_LEN:,} (MAX_LEN), got {value:,}")
     return value
 
 
@@ -63,7 +69,7 @@ def build_parser():
 
     p = commands.add_parser("complete", help="continue a context greedily")
     p.add_argument("context", type=_context, help="a string of a and b, e.g. aab")
-    p.add_argument("-n", "--max-new-tokens", type=_count, default=10, help="how many characters to add (default 10)")
+    p.add_argument("-n", "--max-new-tokens", type=_count, default=10, help=f"how many characters to add (default 10, at most {MAX_NEW_TOKENS:,})")
 
     p = commands.add_parser("predict", help="the next character after a context")
     p.add_argument("context", type=_context, help="a string of a and b; the model sees its last 5 characters")
@@ -73,7 +79,7 @@ def build_parser():
     p.add_argument("text", nargs="?", type=_text, default=PATTERN * 10, help="default: aab repeated 10 times")
 
     p = commands.add_parser("verify", help="check every valid (aab)* context up to a length")
-    p.add_argument("--max-len", type=_max_len, default=30, help="longest context to check (default 30)")
+    p.add_argument("--max-len", type=_max_len, default=30, help=f"longest context to check (default 30, at most {MAX_LEN:,})")
     return parser
 
 
@@ -83,10 +89,11 @@ def run(args):
         text = complete(args.context, args.max_new_tokens)
         print(text[len(args.context) :])
     elif args.command == "predict":
+        rows = explain_rows(args.context)  # one forward pass; its last row predicts the next character
         if args.explain:
-            print(explain(args.context))
-        probs = next_token_probs(args.context)
-        print(f"{predict(args.context)}  (p(a) = {probs['a']:.3f}, p(b) = {probs['b']:.3f})")
+            print(format_explanation(rows))
+        p_a, p_b = rows[-1]["probs"]
+        print(f"{rows[-1]['next']}  (p(a) = {p_a:.3f}, p(b) = {p_b:.3f})")
     elif args.command == "evaluate":
         result = evaluate(args.text)
         print(f"accuracy: {result.accuracy:.1%} ({result.correct} / {result.total})")
@@ -104,5 +111,35 @@ def run(args):
 
 
 def main(argv=None):
+    """Parse, run, print; every failure is one line on stderr and a conventional exit code, never a traceback.
+
+    A closed stdout (``| head -c1``) exits 141 (128 + SIGPIPE) in silence, a
+    stdout that cannot be written (``> /dev/full``) 120 (what Python itself
+    uses when the final flush fails), running out of memory 1, Ctrl-C 130.
+    """
     args = build_parser().parse_args(argv)
-    sys.exit(run(args))
+    try:
+        code = run(args)
+        sys.stdout.flush()  # write now, while errors can still be caught
+    except BrokenPipeError:
+        code = _quiet_stdout(141)
+    except OSError as error:
+        if error.errno not in (errno.ENOSPC, errno.EIO, errno.EBADF):
+            raise
+        code = _quiet_stdout(120, f"cannot write the output: {os.strerror(error.errno)}")
+    except MemoryError:
+        code = _quiet_stdout(1, "out of memory; try a smaller -n or --max-len")
+    except KeyboardInterrupt:
+        code = _quiet_stdout(130)
+    sys.exit(code)
+
+
+def _quiet_stdout(code, message=None):
+    """Point stdout at /dev/null (so the interpreter's last flush cannot fail), say ``message`` on stderr."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):  # no file descriptor behind stdout
+        pass
+    if message:
+        print(f"handtf: error: {message}", file=sys.stderr)
+    return code

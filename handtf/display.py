@@ -4,9 +4,10 @@ from numbers import Real
 
 import numpy as np
 
-from .checks import check_int
+from .checks import check_int, checked
 
 
+@checked
 def format_number(value, digits=3):
     """A number rounded to ``digits`` decimals, without trailing zeros.
 
@@ -15,11 +16,6 @@ def format_number(value, digits=3):
     >>> format_number(1.7320462)
     '1.732'
     """
-    if not isinstance(value, Real):
-        raise TypeError(f"value must be a real number, got {value!r}")
-    check_int("digits", digits)
-    if digits < 0:
-        raise ValueError(f"digits must be 0 or more, got {digits}")
     value = float(value)
     if not np.isfinite(value):
         return str(value)
@@ -30,6 +26,7 @@ def format_number(value, digits=3):
     return "0" if text == "-0" else text
 
 
+@checked
 def format_matrix(matrix, rows=None, cols=None, digits=3):
     """A 1-d or 2-d array as an aligned text table, with optional labels.
 
@@ -38,16 +35,8 @@ def format_matrix(matrix, rows=None, cols=None, digits=3):
     x   1  0.5
     y   0   -2
     """
-    array = np.asarray(matrix)
-    if array.dtype.kind not in "biuf":  # booleans, integers, floats
-        raise TypeError(f"matrix must hold real numbers, got {array.dtype} values")
-    if array.ndim not in (1, 2) or array.size == 0:
-        raise ValueError(f"matrix must be a non-empty 1-d or 2-d array, got shape {array.shape}")
-    array = np.atleast_2d(array.astype(float))  # [n] -> [1, n]; [n_rows, n_cols] stays
+    array = np.atleast_2d(np.asarray(matrix).astype(float))  # [n] -> [1, n]; [n_rows, n_cols] stays
     n_rows, n_cols = array.shape
-    for name, labels, n in (("rows", rows, n_rows), ("cols", cols, n_cols)):
-        if labels is not None and len(labels) != n:
-            raise ValueError(f"{name} has {len(labels)} labels for {n} {name}")
     cells = [[format_number(value, digits) for value in row] for row in array]
     header = [""] + [str(c) for c in cols] if cols is not None else None
     body = [([str(rows[i])] if rows is not None else []) + cells[i] for i in range(n_rows)]
@@ -66,6 +55,7 @@ def format_matrix(matrix, rows=None, cols=None, digits=3):
     return "\n".join(lines)
 
 
+@checked
 def show(matrix, rows=None, cols=None, digits=3):
     """Print :func:`format_matrix`'s table; the pages' way of showing a matrix.
 
@@ -74,3 +64,35 @@ def show(matrix, rows=None, cols=None, digits=3):
     0.25  0.75
     """
     print(format_matrix(matrix, rows, cols, digits))
+
+
+# The boundary (see handtf.checks): what each function above accepts.
+
+
+def check_digits(digits):
+    digits = check_int("digits", digits)
+    if digits < 0:
+        raise ValueError(f"digits must be 0 or more, got {digits}")
+    return digits
+
+
+def check_format_number(value, digits):
+    if not isinstance(value, Real):
+        raise TypeError(f"value must be a real number, got {value!r}")
+    return {"digits": check_digits(digits)}
+
+
+def check_format_matrix(matrix, rows, cols, digits):
+    array = np.asarray(matrix)
+    if array.dtype.kind not in "biuf":  # booleans, integers, floats
+        raise TypeError(f"matrix must hold real numbers, got {array.dtype} values")
+    if array.ndim not in (1, 2) or array.size == 0:
+        raise ValueError(f"matrix must be a non-empty 1-d or 2-d array, got shape {array.shape}")
+    n_rows, n_cols = np.atleast_2d(array).shape
+    for name, labels, n in (("rows", rows, n_rows), ("cols", cols, n_cols)):
+        if labels is not None and len(labels) != n:
+            raise ValueError(f"{name} has {len(labels)} labels for {n} {name}")
+    return {"digits": check_digits(digits)}
+
+
+check_show = check_format_matrix

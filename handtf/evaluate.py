@@ -14,7 +14,7 @@ from .tokenizer import CHARS, tokenize
 from .weights import MODEL, N_CTX, check_finite_model
 
 PATTERN = "aab"
-MAX_LEN = 1_000_000  # verify's upper bound: about 1 s per 100,000, linear in max_len
+MAX_LEN = 1_000_000  # verify's upper bound: linear in max_len, a few seconds and ~200 MB at the bound
 MAX_LEN_LISTED = 10_000  # valid_contexts's upper bound: its strings take memory quadratic in max_len
 
 

@@ -9,6 +9,8 @@ Every row of the embedding space has one job, written as a label::
 ``MODEL`` is the one the tutorial uses, with ``LG = 1024``.
 """
 
+import hashlib
+
 import numpy as np
 
 from .checks import check_float_dtype, checked
@@ -180,6 +182,9 @@ def check_finite_model(model):
     can see.
     """
     model = check_model(model)
+    digest = fingerprint(model)
+    if digest in FINITE_MODELS:  # these very numbers passed already
+        return model
     n_vocab, n_ctx = model["wte"].shape[0], model["wpe"].shape[0]
     if n_vocab != N_VOCAB or n_ctx < N_CTX:
         raise ValueError(
@@ -196,7 +201,22 @@ def check_finite_model(model):
             f"the model's logits are not finite after {window!r} (they overflow {logits.dtype}); "
             "use smaller weights or a wider dtype"
         )
+    FINITE_MODELS[digest] = True
+    while len(FINITE_MODELS) > 64:
+        FINITE_MODELS.pop(next(iter(FINITE_MODELS)))
     return model
+
+
+FINITE_MODELS = {}  # fingerprints of the models check_finite_model passed, oldest first
+
+
+def fingerprint(model):
+    """A digest of every array's dtype, shape and bytes: equal only for the same numbers."""
+    digest = hashlib.blake2b(digest_size=16)
+    for array in (model["wte"], model["wpe"], *(d[n] for b in model["blocks"] for d in b["attn"].values() for n in d)):
+        digest.update(f"{array.dtype}{array.shape}".encode())
+        digest.update(np.ascontiguousarray(array).tobytes())
+    return digest.hexdigest()
 
 
 MODEL = build_model(LG)  # the tutorial's model, lg = 1024 in float64

@@ -1,9 +1,13 @@
-"""Benchmark: the batched ``evaluate`` against the tutorial's per-prefix loop.
+"""Benchmarks: the batched ``evaluate`` against the tutorial's per-prefix loop, and generation.
 
-Both score the same text in the same run; the script prints microseconds per
-scored prefix for each and their ratio (target: at least 50x).
+Both evaluations score the same text in the same run; the script prints
+microseconds per scored prefix for each and their ratio (target: at least
+50x). Then it times ``complete("a", 100_000)`` and ``greedy_search`` over
+40,000 steps, each next to a run ten times shorter: both are linear in the
+number of new tokens, so the time per token of the two runs should agree
+(the ratio printed should be near 1, not near 10).
 
-    python scripts/bench.py [--repeats N] [--length-in-aab N]
+    python scripts/bench.py [--repeats N] [--length-in-aab N] [--new-tokens N]
 """
 
 import argparse
@@ -11,7 +15,7 @@ import time
 
 import numpy as np
 
-from handtf import MODEL, evaluate, gpt, tokenize
+from handtf import MODEL, complete, evaluate, gpt, greedy_search, tokenize
 
 
 def per_prefix_accuracy(text):
@@ -40,6 +44,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--length-in-aab", type=int, default=10_000)
+    parser.add_argument("--new-tokens", type=int, default=100_000, help="tokens complete generates (default 100,000)")
     args = parser.parse_args()
     if args.repeats < 1:
         parser.error(f"--repeats must be at least 1, got {args.repeats}")
@@ -57,6 +62,21 @@ def main():
     print(f"per-prefix loop : {loop_s / n_prefixes * 1e6:8.2f} us per prefix")
     print(f"batched evaluate: {batched_s / n_prefixes * 1e6:8.2f} us per prefix")
     print(f"speed-up        : {loop_s / batched_s:8.1f}x (target >= 50x)")
+
+    n = args.new_tokens
+    short_s, _ = best_time(lambda: complete("a", n // 10), 1)
+    long_s, text = best_time(lambda: complete("a", n), 1)
+    if text != ("a" + "baa" * n)[: n + 1]:
+        raise SystemExit("complete did not continue (aab)*")
+    print(f'complete("a", {n:_}): {long_s:8.2f} s ({long_s / n * 1e6:.0f} us per token; '
+          f"{n // 10:_} tokens: {short_s / (n // 10) * 1e6:.0f} us per token, ratio {long_s / n / (short_s / (n // 10)):.2f})")
+
+    log_probs = np.log([0.6, 0.4])  # a fixed next-token distribution: the cost is the search's own
+    short_s, _ = best_time(lambda: greedy_search(lambda tokens: log_probs, [0], 4_000), 1)
+    long_s, (tokens, _) = best_time(lambda: greedy_search(lambda tokens: log_probs, [0], 40_000), 1)
+    assert tokens == [0] * 40_001
+    print(f"greedy_search, 40_000 steps: {long_s:8.2f} s ({long_s / 40_000 * 1e6:.0f} us per step; "
+          f"4_000 steps: {short_s / 4_000 * 1e6:.0f} us per step, ratio {long_s / 40_000 / (short_s / 4_000):.2f})")
 
 
 if __name__ == "__main__":

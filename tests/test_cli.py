@@ -50,6 +50,9 @@ def test_evaluate_and_verify():
         (["verify", "--max-len", "1"], "at least 2"),
         (["verify", "--max-len", "-3"], "must be at least 2 (the shortest valid context), got -3"),
         (["verify", "--max-len", "2.5"], "expected a whole number, got '2.5'"),
+        (["verify", "--max-len", "1000001"], "must be at most 1,000,000 (MAX_LEN), got 1,000,001"),
+        (["complete", "a", "-n", "1000001"], "must be at most 1,000,000 (MAX_NEW_TOKENS), got 1,000,001"),
+        (["complete", "a", "-n", "9" * 400], "must be at most 1,000,000"),
         (["frobnicate"], "invalid choice"),
         ([], "the following arguments are required: command"),
     ],
@@ -75,3 +78,60 @@ def test_console_script_is_installed():
     script = shutil.which("handtf", path=str(Path(sys.executable).parent))
     assert script, "the handtf console script is not installed next to this Python"
     assert subprocess.run([script, "complete", "a", "-n", "3"], capture_output=True, text=True).stdout == "baa\n"
+
+
+def test_the_bounds_are_the_packages_and_are_documented():
+    from handtf.evaluate import MAX_LEN
+    from handtf.inference import MAX_NEW_TOKENS
+
+    assert MAX_LEN == MAX_NEW_TOKENS == 1_000_000
+    assert "at most 1,000,000" in " ".join(run("complete", "--help").stdout.split())
+    assert "at most 1,000,000" in " ".join(run("verify", "--help").stdout.split())
+
+
+def test_a_closed_stdout_ends_quietly_with_141():
+    """``handtf complete a -n 100000 | head -c1``: more than a pipe holds: the reader closes the pipe after one byte."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "handtf", "complete", "a", "-n", "100000"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    first = process.stdout.read(1)
+    process.stdout.close()  # what head -c1 does after its byte
+    stderr = process.stderr.read().decode()
+    process.stderr.close()
+    assert (first, process.wait(timeout=120), stderr) == (b"b", 141, "")
+
+
+def test_a_full_stdout_is_one_line_and_exit_120():
+    with open("/dev/full", "w") as full:
+        result = subprocess.run(
+            [sys.executable, "-m", "handtf", "verify"], stdout=full, stderr=subprocess.PIPE, text=True, timeout=60
+        )
+    assert result.returncode == 120
+    assert result.stderr == "handtf: error: cannot write the output: No space left on device\n"
+
+
+def test_running_out_of_memory_is_one_line_and_exit_1():
+    import resource
+
+    def small_memory():
+        resource.setrlimit(resource.RLIMIT_AS, (300 * 2**20, 300 * 2**20))
+
+    result = subprocess.run(
+        [sys.executable, "-m", "handtf", "verify", "--max-len", "1000000"],
+        capture_output=True, text=True, timeout=120, preexec_fn=small_memory,
+    )
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == "handtf: error: out of memory; try a smaller -n or --max-len\n"
+
+
+def test_predict_runs_the_model_once(monkeypatch, capsys):
+    import handtf.model
+    from handtf import cli
+
+    calls = []
+    real = handtf.model.transformer_block.__wrapped__
+    monkeypatch.setattr(handtf.model, "transformer_block", lambda *a, **k: calls.append(1) or real(*a, **k))
+    assert cli.run(cli.build_parser().parse_args(["predict", "aabaa", "--explain"])) == 0
+    assert len(calls) == 1
+    assert capsys.readouterr().out.splitlines()[-1] == "b  (p(a) = 0.000, p(b) = 1.000)"

@@ -1,0 +1,400 @@
+// The hand-made model's forward pass in plain JavaScript: a port of handtf's numpy code.
+//
+// No dependencies. The weights, labels and constants come from
+// handtf-model.js, which hooks/playground.py writes from the Python package on
+// every build. tests/test_playground.py holds every function here to numpy:
+// the logits of every sequence of 1 to 5 tokens, for the hand-set model and
+// for seeded random perturbations of it, at several values of Lg.
+//
+// Models are plain nested arrays in Python's layout:
+//   {wte: [n_vocab][n_embd], wpe: [n_ctx][n_embd],
+//    blocks: [{attn: {c_attn: {w: [n_embd][3*n_embd], b: [3*n_embd]},
+//                     c_proj: {w: [n_embd][n_embd],   b: [n_embd]}}}]}
+// Bad input throws a TypeError or an Error that says what is wrong and what is allowed.
+
+import {
+  CHARS, EMBED_LABELS, LG, LG_PARTS, MASK_VALUE, MODEL, N_CTX, N_EMBED, N_VOCAB, PATTERN,
+  QKV_LABELS, TOKEN_LABELS, TRACE_NAMES, VERIFY_MAX_LEN, COLOURS,
+} from "./handtf-model.js";
+
+export {
+  CHARS, EMBED_LABELS, LG, MODEL, N_CTX, N_EMBED, N_VOCAB, PATTERN, QKV_LABELS, TOKEN_LABELS,
+  TRACE_NAMES, VERIFY_MAX_LEN, COLOURS,
+};
+
+// ------------------------------------------------------------ checks at the boundary
+
+function describe(value) {
+  if (Array.isArray(value)) return `an array of length ${value.length}`;
+  if (value === null) return "null";
+  if (typeof value === "object") return `an object with keys ${JSON.stringify(Object.keys(value).sort())}`;
+  if (typeof value === "string") return `the string ${JSON.stringify(value)}`;
+  return `${typeof value} ${String(value)}`;
+}
+
+function checkVector(name, value, size, what) {
+  if (!Array.isArray(value) || value.length !== size) {
+    throw new Error(`${name} must be an array of ${size} numbers (${what}), got ${describe(value)}`);
+  }
+  value.forEach((x, i) => {
+    if (typeof x !== "number") throw new TypeError(`${name}[${i}] must be a number, got ${describe(x)}`);
+  });
+}
+
+function checkMatrix(name, value, rows, cols, what) {
+  if (!Array.isArray(value) || (rows !== undefined && value.length !== rows)) {
+    const size = rows === undefined ? "" : ` of ${rows} rows`;
+    throw new Error(`${name} must be an array${size} (${what}), got ${describe(value)}`);
+  }
+  value.forEach((row, i) => checkVector(`${name}[${i}]`, row, cols, what));
+}
+
+function checkKeys(name, value, keys) {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new TypeError(`${name} must be an object with keys ${keys.join(", ")}, got ${describe(value)}`);
+  }
+  const got = Object.keys(value).sort();
+  if (got.join() !== [...keys].sort().join()) {
+    throw new Error(`${name} must have exactly the keys ${keys.join(", ")}, got ${JSON.stringify(got)}`);
+  }
+}
+
+function checkDense(name, params, nIn, nOut) {
+  checkKeys(name, params, ["w", "b"]);
+  checkMatrix(`${name}.w`, params.w, nIn, nOut, `shape [${nIn}][${nOut}]`);
+  checkVector(`${name}.b`, params.b, nOut, `shape [${nOut}]`);
+}
+
+/** Check a model's layout; return [n_vocab, n_ctx, n_embd]. */
+export function checkModel(model) {
+  checkKeys("model", model, ["wte", "wpe", "blocks"]);
+  const { wte, wpe, blocks } = model;
+  const nEmbd = Array.isArray(wte) && Array.isArray(wte[0]) ? wte[0].length : undefined;
+  if (!nEmbd) throw new Error(`model.wte must be a non-empty array of rows [n_vocab][n_embd], got ${describe(wte)}`);
+  checkMatrix("model.wte", wte, wte.length, nEmbd, "[n_vocab][n_embd]");
+  if (!Array.isArray(wpe) || wpe.length === 0) {
+    throw new Error(`model.wpe must be a non-empty array of rows [n_ctx][n_embd], got ${describe(wpe)}`);
+  }
+  checkMatrix("model.wpe", wpe, wpe.length, nEmbd, `[n_ctx][n_embd] with the n_embd of wte, ${nEmbd}`);
+  if (!Array.isArray(blocks)) throw new TypeError(`model.blocks must be an array of blocks, got ${describe(blocks)}`);
+  blocks.forEach((block, i) => {
+    checkKeys(`model.blocks[${i}]`, block, ["attn"]);
+    checkKeys(`model.blocks[${i}].attn`, block.attn, ["c_attn", "c_proj"]);
+    checkDense(`model.blocks[${i}].attn.c_attn`, block.attn.c_attn, nEmbd, 3 * nEmbd);
+    checkDense(`model.blocks[${i}].attn.c_proj`, block.attn.c_proj, nEmbd, nEmbd);
+  });
+  return [wte.length, wpe.length, nEmbd];
+}
+
+function checkTokens(tokens, nVocab, nCtx) {
+  if (!Array.isArray(tokens)) throw new TypeError(`tokens must be an array of token ids, got ${describe(tokens)}`);
+  if (tokens.length < 1 || tokens.length > nCtx) {
+    throw new Error(`a sequence must hold 1 to ${nCtx} tokens (the context length), got ${tokens.length}`);
+  }
+  tokens.forEach((t) => {
+    if (!Number.isInteger(t)) throw new TypeError(`token ids must be integers, got ${describe(t)}`);
+    if (t < 0 || t >= nVocab) {
+      throw new Error(`token ids must be in 0..${nVocab - 1} (the vocabulary has ${nVocab} tokens), got ${t}`);
+    }
+  });
+}
+
+function checkLg(lg) {
+  if (typeof lg !== "number") throw new TypeError(`lg must be a number, got ${describe(lg)}`);
+  if (!(Number.isFinite(lg) && lg > 0)) throw new Error(`lg must be a finite number greater than 0, got ${lg}`);
+}
+
+function checkInteger(name, value) {
+  if (!Number.isInteger(value)) throw new TypeError(`${name} must be an integer, got ${describe(value)}`);
+}
+
+// ------------------------------------------------------------ the tokenizer
+
+export function tokenize(text) {
+  if (typeof text !== "string") throw new TypeError(`text must be a string, got ${describe(text)}`);
+  return [...text].map((char, position) => {
+    const id = CHARS.indexOf(char);
+    if (id < 0) {
+      const allowed = CHARS.map((c) => `'${c}'`).join(" and ");
+      throw new Error(`'${char}' at position ${position} is not a token; the allowed characters are ${allowed}`);
+    }
+    return id;
+  });
+}
+
+/** The token ids the model sees for `context`: its last N_CTX tokens. */
+export function contextWindow(context) {
+  const tokens = tokenize(context);
+  if (tokens.length === 0) throw new Error("context is empty; the model needs at least one token ('a' or 'b')");
+  return tokens.slice(-N_CTX);
+}
+
+// ------------------------------------------------------------ the maths (one sequence at a time)
+
+// [n, m] @ [m, p] -> [n, p]
+function matmul(x, w) {
+  const p = w[0].length;
+  return x.map((row) => {
+    const out = new Array(p).fill(0);
+    for (let i = 0; i < row.length; i++) {
+      const xi = row[i];
+      const wi = w[i];
+      for (let j = 0; j < p; j++) out[j] += xi * wi[j];
+    }
+    return out;
+  });
+}
+
+// [n, m] -> [m, n]
+function transpose(x) {
+  return x[0].map((_, j) => x.map((row) => row[j]));
+}
+
+function add(x, y) {
+  return x.map((row, i) => row.map((value, j) => value + y[i][j]));
+}
+
+// [n, n_in] -> [n, n_out]
+function linear(x, { w, b }) {
+  return matmul(x, w).map((row) => row.map((value, j) => value + b[j]));
+}
+
+// each row -> probabilities (the row maximum is subtracted first)
+function softmax(x) {
+  return x.map((row) => {
+    const top = Math.max(...row);
+    const exps = row.map((value) => Math.exp(value - top));
+    const sum = exps.reduce((s, e) => s + e, 0);
+    return exps.map((e) => e / sum);
+  });
+}
+
+// [n_seq, n_seq]: 0 on and below the diagonal, MASK_VALUE above it
+function causalMask(nSeq) {
+  return Array.from({ length: nSeq }, (_, i) => Array.from({ length: nSeq }, (_, j) => (j > i ? MASK_VALUE : 0)));
+}
+
+// [n_seq, 3*n_embd] -> 3 of [n_seq, n_embd]
+function splitThree(x) {
+  const n = x[0].length / 3;
+  return [0, 1, 2].map((part) => x.map((row) => row.slice(part * n, (part + 1) * n)));
+}
+
+// [n_seq, n_embd] -> every step of one attention block
+function attentionSteps(x, { c_attn, c_proj }) {
+  const qkv = linear(x, c_attn);
+  const [q, k, v] = splitThree(qkv);
+  const scores = matmul(q, transpose(k));
+  const scale = Math.sqrt(q[0].length);
+  const scaled_scores = scores.map((row) => row.map((s) => s / scale));
+  const mask = causalMask(x.length);
+  const masked_scores = add(scaled_scores, mask);
+  const attention_weights = softmax(masked_scores);
+  const attention_output = matmul(attention_weights, v);
+  const projection = linear(attention_output, c_proj);
+  return { qkv, q, k, v, scores, scaled_scores, mask, masked_scores, attention_weights, attention_output, projection };
+}
+
+function forward(tokens, model) {
+  const token_embedding = tokens.map((t) => model.wte[t].slice());
+  const position_embedding = model.wpe.slice(0, tokens.length).map((row) => row.slice());
+  const embedding = add(token_embedding, position_embedding);
+  let x = embedding;
+  let steps = null;
+  for (const block of model.blocks) {
+    steps = attentionSteps(x, block.attn);
+    x = add(x, steps.projection); // the residual connection
+  }
+  const logits = matmul(x, transpose(model.wte));
+  return { token_embedding, position_embedding, embedding, steps, residual: x, logits };
+}
+
+// ------------------------------------------------------------ the API (as handtf's Python functions)
+
+/** `handtf.build_model(lg)`: the hand-made model for any "large" constant lg. */
+export function buildModel(lg = LG) {
+  checkLg(lg);
+  const build = (constant, perLg) =>
+    Array.isArray(constant)
+      ? constant.map((c, i) => build(c, perLg[i]))
+      : typeof constant === "object"
+        ? Object.fromEntries(Object.keys(constant).map((key) => [key, build(constant[key], perLg[key])]))
+        : constant + lg * perLg;
+  return build(LG_PARTS.constant, LG_PARTS.per_lg);
+}
+
+/** `handtf.gpt`: token ids [n_seq] (or a batch [n_batch][n_seq]) -> logits [n_seq][n_vocab]. */
+export function gpt(tokens, model = MODEL) {
+  const sizes = checkModel(model);
+  if (Array.isArray(tokens) && tokens.length && Array.isArray(tokens[0])) {
+    return tokens.map((sequence) => logitsOf(sequence, model, sizes));
+  }
+  return logitsOf(tokens, model, sizes);
+}
+
+// the logits of one sequence, for a model already checked (sizes = checkModel(model))
+function logitsOf(tokens, model, [nVocab, nCtx]) {
+  checkTokens(tokens, nVocab, nCtx);
+  return forward(tokens, model).logits;
+}
+
+/** `handtf.trace`: every intermediate of one forward pass over the last N_CTX tokens of `context`. */
+export function trace(context, model = MODEL) {
+  const [nVocab, nCtx] = checkModel(model);
+  if (model.blocks.length !== 1) {
+    throw new Error(`trace follows a model with exactly one block, got ${model.blocks.length} blocks`);
+  }
+  const tokens = contextWindow(context);
+  checkTokens(tokens, nVocab, nCtx);
+  const { token_embedding, position_embedding, embedding, steps, residual, logits } = forward(tokens, model);
+  const result = {
+    context: tokens.map((t) => CHARS[t]).join(""),
+    tokens,
+    token_embedding,
+    position_embedding,
+    embedding,
+    ...steps,
+    residual,
+    logits,
+    probs: softmax(logits),
+  };
+  result.predictions = result.probs.map((row) => CHARS[argmax(row)]).join("");
+  return result;
+}
+
+/** The index of the largest entry; the first one on a tie, as numpy's argmax. */
+export function argmax(row) {
+  let best = 0;
+  for (let i = 1; i < row.length; i++) if (row[i] > row[best]) best = i;
+  return best;
+}
+
+/** `handtf.next_token_probs`: the probability of each token after `context`. */
+export function nextTokenProbs(context, model = MODEL) {
+  const logits = logitsOf(contextWindow(context), model, checkModel(model));
+  const [probs] = softmax([logits[logits.length - 1]]);
+  return Object.fromEntries(CHARS.map((char, i) => [char, probs[i]]));
+}
+
+/** `handtf.predict`: the most likely next character after `context`. */
+export function predict(context, model = MODEL) {
+  return predictChecked(context, model, checkModel(model));
+}
+
+function predictChecked(context, model, sizes) {
+  const logits = logitsOf(contextWindow(context), model, sizes);
+  return CHARS[argmax(logits[logits.length - 1])];
+}
+
+/** `handtf.complete`: `context` followed by `maxNewTokens` characters, each chosen greedily. */
+export function complete(context, maxNewTokens = 10, model = MODEL) {
+  checkInteger("maxNewTokens", maxNewTokens);
+  if (maxNewTokens < 0) throw new Error(`maxNewTokens must be 0 or more, got ${maxNewTokens}`);
+  contextWindow(context); // refuse an empty or invalid context before the loop
+  const sizes = checkModel(model);
+  let text = context;
+  for (let i = 0; i < maxNewTokens; i++) text += predictChecked(text.slice(-N_CTX), model, sizes);
+  return text;
+}
+
+/** `handtf.verify`: check every valid context of length 2..maxLen; {checked, correct, minMargin, failures}. */
+export function verify(maxLen = VERIFY_MAX_LEN, model = MODEL) {
+  checkInteger("maxLen", maxLen);
+  if (maxLen < 2) throw new Error(`maxLen must be at least 2 (the shortest valid context), got ${maxLen}`);
+  const sizes = checkModel(model);
+  const text = PATTERN.repeat(Math.floor(maxLen / PATTERN.length) + 2);
+  const cache = new Map(); // window -> logits: a long (aab)* text has few distinct windows
+  let checked = 0;
+  let minMargin = Infinity;
+  const failures = [];
+  for (let phase = 0; phase < PATTERN.length; phase++) {
+    const tokens = tokenize(text.slice(phase));
+    const width = Math.min(N_CTX, tokens.length);
+    for (let n = 2; n <= maxLen; n++) {
+      // as handtf.next_token_logits: a prefix shorter than N_CTX reads its row of the window at the start
+      const start = Math.max(n - width, 0);
+      const window = tokens.slice(start, start + width);
+      const key = window.join();
+      if (!cache.has(key)) cache.set(key, logitsOf(window, model, sizes));
+      const row = cache.get(key)[n - 1 - start];
+      const expected = tokens[n];
+      const margin = row[expected] - row[1 - expected];
+      checked += 1;
+      minMargin = Math.min(minMargin, margin);
+      if (!(margin > 0)) failures.push([text.slice(phase, phase + n), CHARS[expected]]);
+    }
+  }
+  return { checked, correct: checked - failures.length, minMargin, failures };
+}
+
+// ------------------------------------------------------------ numbers and colours as the figures show them
+
+/** `handtf.format_number`: rounded to `digits` decimals without trailing zeros; 1e6 and above as %g. */
+export function formatNumber(value, digits = 3) {
+  if (!Number.isFinite(value)) return Number.isNaN(value) ? "nan" : value > 0 ? "inf" : "-inf";
+  if (Math.abs(value) >= 1e6) {
+    const [mantissa, exponent] = value.toExponential(digits - 1).split("e");
+    const trimmed = mantissa.includes(".") ? mantissa.replace(/0+$/, "").replace(/\.$/, "") : mantissa;
+    const sign = exponent[0] === "-" ? "-" : "+";
+    return `${trimmed}e${sign}${exponent.replace(/^[+-]/, "").padStart(2, "0")}`;
+  }
+  let text = value.toFixed(digits);
+  if (text.includes(".")) text = text.replace(/0+$/, "").replace(/\.$/, "");
+  return text === "-0" ? "0" : text;
+}
+
+/** The figures' cell text: a true minus sign, and 1e+10 written 1e10. */
+export function cellText(value) {
+  return formatNumber(value).replace(/-/g, "\u2212").replace("e+", "e");
+}
+
+/** The figures' colour scale for a matrix: centred on zero, logarithmic when 1 and 1024 must both show. */
+export function divergingNorm(matrix) {
+  const finite = matrix.flat().filter(Number.isFinite).map(Math.abs);
+  let top = finite.length ? Math.max(...finite) : 1;
+  top = top || 1;
+  const nonzero = finite.filter((x) => x > 0);
+  const smallest = nonzero.length ? Math.min(...nonzero) : 0;
+  if (nonzero.length && top / smallest > 50) return symLogNorm(smallest, 2, -top, top, 10);
+  return { vmin: -top, vmax: top, scale: (x) => (x + top) / (2 * top) };
+}
+
+// matplotlib's SymLogNorm: linear within ±linthresh, logarithmic outside
+function symLogNorm(linthresh, linscale, vmin, vmax, base) {
+  const linscaleAdj = linscale / (1 - 1 / base);
+  const transform = (a) =>
+    Math.abs(a) > linthresh
+      ? Math.sign(a) * linthresh * (linscaleAdj + Math.log(Math.abs(a) / linthresh) / Math.log(base))
+      : a * linscaleAdj;
+  const low = transform(vmin);
+  const high = transform(vmax);
+  return { vmin, vmax, scale: (x) => (transform(x) - low) / (high - low) };
+}
+
+/** The fill and text colour of a cell holding `value`, as the figures of `scheme` ("light" or "dark") colour it. */
+export function cellColours(value, norm, scheme = "light") {
+  const colours = COLOURS[scheme];
+  if (!colours) throw new Error(`scheme must be "light" or "dark", got ${describe(scheme)}`);
+  const clipped = Math.min(Math.max(value, norm.vmin), norm.vmax);
+  const x = norm.scale(clipped);
+  const n = colours.lut.length;
+  if (Number.isNaN(x)) return { fill: "transparent", text: colours.ink };
+  if (x < 0) return { fill: colours.under, text: colours.text[0] };
+  if (x > 1) return { fill: colours.over, text: colours.text[n - 1] };
+  const index = Math.min(Math.floor(x * n), n - 1);
+  return { fill: colours.lut[index], text: colours.text[index] };
+}
+
+function deepFreeze(tree) {
+  if (tree && typeof tree === "object") Object.values(tree).forEach(deepFreeze);
+  return Object.freeze(tree);
+}
+deepFreeze(MODEL); // shared by every caller: nobody may change the hand-set weights in place
+
+if (typeof window !== "undefined") {
+  window.handtf = Object.freeze({
+    MODEL, LG, N_CTX, CHARS, EMBED_LABELS, TOKEN_LABELS, QKV_LABELS, TRACE_NAMES, VERIFY_MAX_LEN,
+    buildModel, gpt, trace, verify, predict, complete, nextTokenProbs, tokenize, contextWindow, checkModel,
+    formatNumber, cellText, divergingNorm, cellColours,
+  });
+}

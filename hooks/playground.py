@@ -1,0 +1,151 @@
+"""MkDocs hook: write the playground's weights from the handtf package at build time.
+
+The JavaScript port (``docs/assets/javascripts/handtf.js``) imports the module
+``assets/javascripts/handtf-model.js``, which exists only in the built site:
+it is generated here, on every build and every ``mkdocs serve`` reload, from
+
+- ``handtf.MODEL`` (the hand-set weights, in its own layout) and
+  ``handtf.build_model`` (as two models, ``constant`` and ``per_lg``, with
+  ``build_model(lg) == constant + lg * per_lg``; checked here for several
+  ``lg``, so a change that breaks the form fails the build);
+- the labels, the context length, the mask value, the pattern ``aab`` and the
+  names of ``handtf.trace``'s intermediates;
+- the colours of the static figures in both colour schemes (their colour
+  maps, ink and background), so a live heat map colours a cell as the figure
+  of the same scheme does.
+
+Nothing of it is copied by hand, and nothing generated is committed.
+"""
+
+import importlib
+import inspect
+import json
+import math
+import sys
+from pathlib import Path
+
+import mkdocs.plugins
+import numpy as np
+from mkdocs.structure.files import File
+
+import handtf
+
+GENERATED = "assets/javascripts/handtf-model.js"
+_LG_CHECKS = (1.0, 2.0, 0.3, 7.5, 1024.0, 1e6)  # lg values at which the linear form must be exact
+
+
+def _tree(model):
+    """The model as plain nested lists (as JSON would give it)."""
+    if isinstance(model, dict):
+        return {key: _tree(value) for key, value in model.items()}
+    if isinstance(model, (list, tuple)):
+        return [_tree(value) for value in model]
+    return np.asarray(model, dtype=np.float64).tolist()
+
+
+def _leaves(tree):
+    if isinstance(tree, dict):
+        for key in sorted(tree):
+            yield from _leaves(tree[key])
+    elif isinstance(tree, list):
+        for value in tree:
+            yield from _leaves(value)
+    else:
+        yield np.asarray(tree, dtype=np.float64)
+
+
+def _map(function, *trees):
+    first = trees[0]
+    if isinstance(first, dict):
+        return {key: _map(function, *(tree[key] for tree in trees)) for key in first}
+    if isinstance(first, list):
+        return [_map(function, *values) for values in zip(*trees)]
+    return function(*trees)
+
+
+def lg_parts():
+    """``(constant, per_lg)`` with ``build_model(lg) == constant + lg * per_lg`` exactly.
+
+    Raises ``ValueError`` if ``build_model`` is not of that form.
+    """
+    one, two = handtf.build_model(1.0), handtf.build_model(2.0)
+    per_lg = _map(lambda a, b: b - a, one, two)
+    constant = _map(lambda a, d: a - d, one, per_lg)
+    for lg in _LG_CHECKS:
+        built = _map(lambda c, d: c + lg * d, constant, per_lg)
+        for got, want in zip(_leaves(built), _leaves(handtf.build_model(lg))):
+            if not np.array_equal(got, want):
+                raise ValueError(
+                    f"handtf.build_model(lg) is not constant + lg * per_lg at lg = {lg}: "
+                    "the playground's buildModel cannot follow it; update hooks/playground.py"
+                )
+    return constant, per_lg
+
+
+def _figure_colours():
+    """The colours of the static figures, per colour scheme, from the module that draws them."""
+    scripts = str(Path(__file__).resolve().parent.parent / "scripts")
+    if scripts not in sys.path:
+        sys.path.insert(0, scripts)
+    from figures import common  # scripts/figures/common.py, which every figure uses
+
+    colours = {}
+    try:
+        for scheme in ("light", "dark"):
+            common.use_scheme(scheme)
+            cmap = common.C.cmap
+            entries = [cmap(i) for i in range(cmap.N)]  # the look-up table, one RGBA per entry
+            colours[scheme] = {
+                "lut": [_hex(rgba) for rgba in entries],
+                "text": [common.text_colour(rgba) for rgba in entries],  # black or white, whichever reads better
+                "under": _hex(cmap.get_under()),
+                "over": _hex(cmap.get_over()),
+                "bg": common.C.bg,
+                "ink": common.C.ink,
+                "muted": common.C.muted,
+                "grid": common.C.grid,
+            }
+    finally:
+        common.use_scheme("light")
+    return colours
+
+
+def _hex(rgba):
+    return "#" + "".join(f"{round(float(c) * 255):02x}" for c in rgba[:3])
+
+
+def module_source():
+    """The text of ``handtf-model.js``."""
+    constant, per_lg = lg_parts()
+    mask = float(handtf.causal_mask(2)[0, 1])
+    values = {
+        "MODEL": _tree(handtf.MODEL),
+        "LG": float(handtf.LG),
+        "LG_PARTS": {"constant": _tree(constant), "per_lg": _tree(per_lg)},
+        "N_CTX": handtf.N_CTX,
+        "N_VOCAB": handtf.N_VOCAB,
+        "N_EMBED": handtf.N_EMBED,
+        "CHARS": list(handtf.CHARS),
+        "EMBED_LABELS": list(handtf.EMBED_LABELS),
+        "TOKEN_LABELS": list(handtf.TOKEN_LABELS),
+        "QKV_LABELS": list(handtf.QKV_LABELS),
+        "TRACE_NAMES": list(handtf.Trace.names()),
+        "MASK_VALUE": mask,
+        "PATTERN": importlib.import_module("handtf.evaluate").PATTERN,
+        "VERIFY_MAX_LEN": inspect.signature(handtf.verify).parameters["max_len"].default,
+        "COLOURS": _figure_colours(),
+    }
+    if not all(math.isfinite(x) for leaf in _leaves(values["MODEL"]) for x in leaf.ravel()):
+        raise ValueError("handtf.MODEL has a weight that is not finite; JSON cannot hold it")
+    lines = [
+        "// Generated by hooks/playground.py from the handtf package at build time. Do not edit:",
+        "// it is not in the repository, and every build writes it again.",
+    ]
+    lines += [f"export const {name} = {json.dumps(value, separators=(',', ':'))};" for name, value in values.items()]
+    return "\n".join(lines) + "\n"
+
+
+@mkdocs.plugins.event_priority(-150)  # after mkdocs-static-i18n (-100), which expects every file to exist on disk
+def on_files(files, config):
+    files.append(File.generated(config, GENERATED, content=module_source()))
+    return files

@@ -1,0 +1,170 @@
+"""Bad inputs a new user might try, each with the error handtf gives (issue 11, item 4).
+
+Each case is (label, call, exception type, regex the message must match). The
+message names what is wrong and what is allowed. ``test_bad_inputs.py`` runs
+them all; the same table, run against an older handtf, measures how many got a
+clear error there.
+"""
+
+import numpy as np
+
+import handtf as h
+
+NAN, INF = float("nan"), float("inf")
+X = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]])  # [3, 2]
+EYE = {"w": np.eye(2), "b": np.zeros(2)}
+QKV = {"w": np.hstack([np.eye(2)] * 3), "b": np.zeros(6)}
+
+
+def model_with(path, value):
+    """MODEL with one entry replaced (``path`` of keys and indices) or deleted (``value=KeyError``)."""
+    model = {"wte": h.MODEL["wte"], "wpe": h.MODEL["wpe"], "blocks": [{"attn": dict(h.MODEL["blocks"][0]["attn"])}]}
+    node = model
+    for key in path[:-1]:
+        node = node[key]
+    if value is KeyError:
+        del node[path[-1]]
+    else:
+        node[path[-1]] = value
+    return model
+
+
+def overflowing_float16_model():
+    """Finite float16 weights whose logits overflow: lg = 40,000 makes logits near 2 * lg > 65,504."""
+    with np.errstate(over="ignore"):
+        model = h.build_model.__wrapped__(40_000.0, np.float16)
+    return model
+
+
+PARAMS = h.init_params(5, 6, d_model=8, n_head=2, d_ff=16, n_layers=1, seed=0)
+
+
+def params_without(*path):
+    import copy
+
+    params = copy.deepcopy(PARAMS)
+    node = params
+    for key in path[:-1]:
+        node = node[key]
+    del node[path[-1]]
+    return params
+
+
+def log_probs_with_nan(tokens):
+    return [0.0, NAN]
+
+
+CASES = [
+    # activations
+    ("softmax of an empty row", lambda: h.softmax([]), ValueError, r"x must have .*no empty axis"),
+    ("softmax of NaN", lambda: h.softmax([0.0, NAN]), ValueError, r"x must not contain NaN or \+inf"),
+    ("softmax of +inf", lambda: h.softmax([INF, 0.0]), ValueError, r"x must not contain NaN or \+inf"),
+    ("softmax of text", lambda: h.softmax("ab"), TypeError, r"x must be an array of real numbers"),
+    ("softmax of a ragged list", lambda: h.softmax([[1.0, 2.0], [3.0]]), TypeError, r"x must be an array of real numbers"),
+    ("softmax of booleans", lambda: h.softmax([True, False]), TypeError, r"got bool values"),
+    ("log_softmax of NaN", lambda: h.log_softmax([NAN]), ValueError, r"NaN"),
+    ("gelu of NaN", lambda: h.gelu([1.0, NAN]), ValueError, r"x must not contain NaN or inf"),
+    ("relu of text", lambda: h.relu(["a"]), TypeError, r"x must be an array of real numbers"),
+    ("relu of complex numbers", lambda: h.relu(np.array([1j])), TypeError, r"complex128"),
+    # layers
+    ("layer_norm, eps = 0 on a constant row", lambda: h.layer_norm([[1.0, 1.0]], [1.0, 1.0], [0.0, 0.0], eps=0), ValueError, r"eps = 0 .* constant row"),
+    ("layer_norm, g of the wrong shape", lambda: h.layer_norm(X, np.ones(3), np.zeros(2)), ValueError, r"g must have shape \(2,\)"),
+    ("layer_norm, x with NaN", lambda: h.layer_norm([NAN, 1.0], np.ones(2), np.zeros(2)), ValueError, r"x must not contain NaN"),
+    ("layer_norm, a scalar x", lambda: h.layer_norm(3.0, np.ones(1), np.zeros(1)), ValueError, r"x must have shape \[\.\.\., n_embd\], got a scalar"),
+    ("layer_norm, eps = NaN", lambda: h.layer_norm(X, np.ones(2), np.zeros(2), eps=NAN), ValueError, r"eps must be >= 0 and finite"),
+    ("linear, a 1-d w", lambda: h.linear(X, np.ones(2), np.zeros(2)), ValueError, r"w must have shape \[n_in, n_out\]"),
+    ("linear, mismatched x and w", lambda: h.linear(X, np.ones((3, 2)), np.zeros(2)), ValueError, r"last axis of x must equal n_in = 3"),
+    ("linear, NaN in w", lambda: h.linear(X, np.array([[NAN, 0.0], [0.0, 1.0]]), np.zeros(2)), ValueError, r"w must not contain NaN"),
+    ("linear, x empty", lambda: h.linear(np.zeros((0, 2)), np.eye(2), np.zeros(2)), ValueError, r"no empty axis"),
+    ("ffn, c_fc without 'b'", lambda: h.ffn(X, {"w": np.eye(2)}, EYE), ValueError, r"c_fc must be a dict with keys 'w' and 'b', got one without 'b'"),
+    ("ffn, activation not a function", lambda: h.ffn(X, EYE, EYE, activation="relu"), TypeError, r"activation must be a function"),
+    # attention
+    ("attention, d_k = 0", lambda: h.attention(np.zeros((3, 0)), np.zeros((3, 0)), X), ValueError, r"q must have shape \[\.\.\., n_q, d_k\] with no empty axis"),
+    ("attention, no keys", lambda: h.attention(X, np.zeros((0, 2)), np.zeros((0, 2))), ValueError, r"k must have shape .* no empty axis"),
+    ("attention, a boolean mask", lambda: h.attention(X, X, X, mask=np.tril(np.ones((3, 3), bool))), TypeError, r"mask must be additive .* got booleans"),
+    ("attention, a mask with -inf", lambda: h.attention(X, X, X, mask=np.where(np.eye(3), 0, -INF)), ValueError, r"mask must not contain NaN or inf"),
+    ("attention, a mask of the wrong shape", lambda: h.attention(X, X, X, mask=np.zeros((2, 3))), ValueError, r"does not broadcast to the scores' shape \(3, 3\)"),
+    ("attention, v with another number of rows", lambda: h.attention(X, X, X[:2]), ValueError, r"one value per key"),
+    ("attention, NaN in q", lambda: h.attention([[NAN, 0.0]], X, X), ValueError, r"q must not contain NaN"),
+    ("attention_weights, 1-d q", lambda: h.attention_weights([1.0, 0.0], X), ValueError, r"q and k must have shape"),
+    ("attention, record not a function", lambda: h.attention(X, X, X, record={}), TypeError, r"record must be a function"),
+    ("split_heads, n_head not dividing", lambda: h.split_heads(X, 3), ValueError, r"n_head = 3 must divide"),
+    ("merge_heads, 2-d input", lambda: h.merge_heads(X), ValueError, r"x must have shape \[\.\.\., n_head, n_seq, d_head\]"),
+    ("attend_heads, n_head = 0", lambda: h.attend_heads(X, X, X, 0), ValueError, r"n_head must be at least 1"),
+    ("mha, c_attn of the wrong shape", lambda: h.mha(X, EYE, EYE, 1), ValueError, r"c_attn must have w of shape \(2, 6\)"),
+    ("mha, n_head a float", lambda: h.mha(X, QKV, EYE, 1.0), TypeError, r"n_head must be an integer"),
+    ("multi_head_attention, a boolean mask", lambda: h.multi_head_attention(X, X, EYE, EYE, EYE, EYE, 1, mask=np.ones((3, 3), bool)), TypeError, r"got booleans"),
+    ("multi_head_attention, c_k missing", lambda: h.multi_head_attention(X, X, EYE, None, EYE, EYE, 1), ValueError, r"c_k must be a dict with keys 'w' and 'b'"),
+    # masks and positions
+    ("causal_mask(0)", lambda: h.causal_mask(0), ValueError, r"n_seq must be at least 1"),
+    ("causal_mask(2.5)", lambda: h.causal_mask(2.5), TypeError, r"n_seq must be an integer"),
+    ("causal_mask with an integer dtype", lambda: h.causal_mask(3, int), TypeError, r"a mask needs a floating dtype"),
+    ("padding_mask of integers", lambda: h.padding_mask([0, 1]), TypeError, r"key_is_pad must be a boolean array"),
+    ("padding_mask of no keys", lambda: h.padding_mask(np.zeros(0, bool)), ValueError, r"n_k >= 1"),
+    ("positional_encoding, odd d_model", lambda: h.positional_encoding(3, 5), ValueError, r"d_model must be even"),
+    ("positional_encoding, 0 positions", lambda: h.positional_encoding(0, 4), ValueError, r"n_pos must be at least 1"),
+    ("position_shift_matrix, a fractional shift", lambda: h.position_shift_matrix(1.5, 4), TypeError, r"k must be an integer number of positions"),
+    ("rope, an odd width", lambda: h.rope(np.ones((2, 3))), ValueError, r"with an even d"),
+    ("rope, fractional positions", lambda: h.rope(np.ones((2, 2)), [0.5, 1.0]), TypeError, r"positions must be integers"),
+    # loss
+    ("cross_entropy, a target out of range", lambda: h.cross_entropy(np.zeros((2, 4)), [0, 4]), ValueError, r"targets must be token ids in 0..3"),
+    ("cross_entropy, NaN logits", lambda: h.cross_entropy([[NAN, 0.0]], [0]), ValueError, r"logits must not contain NaN"),
+    ("cross_entropy, targets of the wrong shape", lambda: h.cross_entropy(np.zeros((2, 4)), [0]), ValueError, r"targets must have shape \(2,\)"),
+    ("cross_entropy, float targets", lambda: h.cross_entropy(np.zeros((2, 4)), [0.0, 1.0]), TypeError, r"targets must be integer token ids"),
+    # the hand-made model
+    ("gpt, NaN in a weight", lambda: h.gpt(np.array([0, 1]), **model_with(("wte",), np.full((2, 8), NAN))), ValueError, r"wte must not contain NaN or inf"),
+    ("gpt, a token id out of range", lambda: h.gpt([0, 2], **h.MODEL), ValueError, r"inputs must be token ids in 0..1"),
+    ("gpt, float token ids", lambda: h.gpt([0.0, 1.0], **h.MODEL), TypeError, r"inputs must be integer token ids"),
+    ("gpt, no tokens", lambda: h.gpt([], **h.MODEL), ValueError, r"a sequence must hold 1 to 5 tokens"),
+    ("gpt, too many tokens", lambda: h.gpt([0] * 6, **h.MODEL), ValueError, r"a sequence must hold 1 to 5 tokens"),
+    ("gpt, a block without 'attn'", lambda: h.gpt([0], h.MODEL["wte"], h.MODEL["wpe"], [{}]), ValueError, r"blocks\[0\] must be a dict \{'attn'"),
+    ("gpt, c_proj missing", lambda: h.gpt([0], **model_with(("blocks", 0, "attn", "c_proj"), KeyError)), ValueError, r"blocks\[0\] must be a dict"),
+    ("gpt, weights of two dtypes", lambda: h.gpt([0], **model_with(("wte",), h.MODEL["wte"].astype(np.float32))), TypeError, r"share one float dtype"),
+    ("build_model, lg that overflows float16", lambda: h.build_model(lg=1e5, dtype=np.float16), ValueError, r"lg = 100000 overflows float16"),
+    ("build_model, lg whose logits overflow float16", lambda: h.build_model(lg=40_000, dtype=np.float16), ValueError, r"lg = 40000 overflows float16: .*not finite"),
+    ("build_model, lg = 0", lambda: h.build_model(lg=0), ValueError, r"lg must be a finite number greater than 0"),
+    ("build_model, lg = NaN", lambda: h.build_model(lg=NAN), ValueError, r"lg must be a finite number greater than 0"),
+    ("build_model, an integer dtype", lambda: h.build_model(dtype=np.int32), TypeError, r"dtype must be a floating-point type"),
+    ("build_model, a dtype that is not one", lambda: h.build_model(dtype="fast"), TypeError, r"dtype must be a floating-point type"),
+    # running and measuring the hand-made model
+    ("verify, a model whose logits overflow", lambda: h.verify(30, overflowing_float16_model()), ValueError, r"logits are not finite"),
+    ("evaluate, a model whose logits overflow", lambda: h.evaluate("aab" * 5, overflowing_float16_model()), ValueError, r"logits are not finite"),
+    ("evaluate, a model without 'wpe'", lambda: h.evaluate("aab" * 5, model_with(("wpe",), KeyError)), ValueError, r"model must have the keys 'blocks', 'wpe' and 'wte'"),
+    ("verify, max_len above its bound", lambda: h.verify(10**7), ValueError, r"max_len must be at most 1,000,000"),
+    ("valid_contexts, max_len above its bound", lambda: h.valid_contexts(10**6), ValueError, r"max_len must be at most 10,000"),
+    ("complete, a negative count", lambda: h.complete("a", -1), ValueError, r"max_new_tokens must be at least 0"),
+    ("complete, a fractional count", lambda: h.complete("a", 2.5), TypeError, r"max_new_tokens must be an integer"),
+    ("complete, a count above its bound", lambda: h.complete("a", 10**9), ValueError, r"max_new_tokens must be at most 1,000,000"),
+    ("complete, an empty context", lambda: h.complete("", 3), ValueError, r"context is empty"),
+    ("complete, a character that is not a token", lambda: h.complete("abc"), ValueError, r"'c' at position 2 is not a token"),
+    ("predict, None", lambda: h.predict(None), TypeError, r"text must be a str, got NoneType"),
+    ("predict, a NaN model", lambda: h.predict("ab", model_with(("wpe",), np.full((5, 8), NAN))), ValueError, r"wpe must not contain NaN"),
+    ("trace, a model of two blocks", lambda: h.trace("ab", {**h.MODEL, "blocks": h.MODEL["blocks"] * 2}), ValueError, r"exactly one block"),
+    ("next_token_logits, float lengths", lambda: h.next_token_logits([0, 1], [1.0]), TypeError, r"context_lengths must be integers"),
+    ("tokenize, bytes", lambda: h.tokenize(b"ab"), TypeError, r"text must be a str, got bytes"),
+    ("untok(2)", lambda: h.untok(2), ValueError, r"token must be 0 \('a'\) or 1 \('b'\)"),
+    ("untok(True)", lambda: h.untok(True), TypeError, r"token must be an integer id"),
+    # decoding
+    ("greedy of NaN logits", lambda: h.greedy([0.0, NAN]), ValueError, r"logits must not be NaN or \+inf"),
+    ("top_k_filter, top_k = 0", lambda: h.top_k_filter([1.0, 2.0], 0), ValueError, r"top_k must be at least 1"),
+    ("top_p_filter, top_p = 0", lambda: h.top_p_filter([1.0, 2.0], 0), ValueError, r"top_p must be in \(0, 1\]"),
+    ("apply_temperature, temperature 0", lambda: h.apply_temperature([1.0], 0), ValueError, r"temperature must be a positive finite number"),
+    ("sample, rng a seed", lambda: h.sample([1.0, 2.0], rng=0), TypeError, r"rng must be a np.random.Generator"),
+    ("greedy_search, step_fn answers NaN", lambda: h.greedy_search(log_probs_with_nan, [0], 3), ValueError, r"logits must not be NaN"),
+    ("greedy_search, step_fn not a function", lambda: h.greedy_search(None, [0], 3), TypeError, r"step_fn must be a function"),
+    ("greedy_search, no start tokens", lambda: h.greedy_search(log_probs_with_nan, [], 3), ValueError, r"start_tokens must be a non-empty list"),
+    ("beam_search, beam_width 0", lambda: h.beam_search(log_probs_with_nan, [0], 0, 3), ValueError, r"beam_width must be at least 1"),
+    # the encoder-decoder
+    ("init_params, odd d_model", lambda: h.init_params(5, 6, d_model=7, n_head=1, d_ff=8, n_layers=1, seed=0), ValueError, r"d_model must be even"),
+    ("init_params, n_head not dividing d_model", lambda: h.init_params(5, 6, d_model=8, n_head=3, d_ff=8, n_layers=1, seed=0), ValueError, r"n_head = 3 must divide d_model"),
+    ("encode, params without 'encoder'", lambda: h.encode([1, 2], params_without("encoder")), ValueError, r"params must be a dict with keys .*got one without 'encoder'"),
+    ("encode, params without one weight", lambda: h.encode([1, 2], params_without("encoder", "blocks", 0, "ln_1", "g")), ValueError, r"params\['encoder'\]\['blocks'\]\[0\]\['ln_1'\] must be a dict .* without 'g'"),
+    ("encode, a source id out of range", lambda: h.encode([1, 5], PARAMS), ValueError, r"src must be token ids in 0..4"),
+    ("encode, a boolean src_mask", lambda: h.encode([1, 2], PARAMS, np.array([[True, False]])), TypeError, r"got booleans"),
+    ("decode, memory of the wrong width", lambda: h.decode([0], np.zeros((2, 4)), PARAMS), ValueError, r"memory must have shape \[\.\.\., n_src, d_model=8\]"),
+    ("greedy_decode, bos out of range", lambda: h.greedy_decode(PARAMS, [1, 2], bos=6, eos=1, max_len=3), ValueError, r"bos must be token ids in 0..5"),
+    # display
+    ("format_number of text", lambda: h.format_number("x"), TypeError, r"value must be a real number"),
+    ("format_matrix of nothing", lambda: h.format_matrix([]), ValueError, r"matrix must be a non-empty 1-d or 2-d array"),
+    ("show with too few labels", lambda: h.show([[1, 2]], cols=["a"]), ValueError, r"cols has 1 labels for 2 cols"),
+]
