@@ -40,6 +40,9 @@ from .positions import position_shift_matrix, positional_encoding, rope
 from .recording import Recorder
 from .seq2seq import Config, decode, encode, forward, init_params
 from .translate import beam_decode, greedy_decode
+from .gpt_grads import loss_and_grads
+from .training import train
+from .seq2seq_training import train_seq2seq
 from .tokenizer import CHARS, tokenize, untok
 from .trace import Trace, trace
 from .weights import (

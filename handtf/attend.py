@@ -50,7 +50,8 @@ def attention_weights(q, k, mask=0.0, record=ignore):
     scaled_scores = scores / math.sqrt(q.shape[-1])  # [..., n_q, n_k]
     masked_scores = scaled_scores + mask  # [..., n_q, n_k], hidden keys get a large negative score
     weights = softmax(masked_scores)  # [..., n_q, n_k], each row sums to 1
-    record(scores=scores, scaled_scores=scaled_scores, mask=mask, masked_scores=masked_scores, attention_weights=weights)
+    record(scores=scores, scaled_scores=scaled_scores, mask=mask)
+    record(masked_scores=masked_scores, attention_weights=weights)
     return weights
 # --8<-- [end:attention_weights]
 

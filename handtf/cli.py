@@ -5,6 +5,7 @@ import errno
 import os
 import sys
 
+from . import cli_train
 from .evaluate import MAX_LEN, PATTERN, evaluate, verify
 from .inference import MAX_NEW_TOKENS, complete, context_window, explain_rows, format_explanation
 from .tokenizer import tokenize
@@ -80,6 +81,8 @@ def build_parser():
 
     p = commands.add_parser("verify", help="check every valid (aab)* context up to a length")
     p.add_argument("--max-len", type=_max_len, default=30, help=f"longest context to check (default 30, at most {MAX_LEN:,})")
+
+    cli_train.add_parser(commands)
     return parser
 
 
@@ -107,6 +110,8 @@ def run(args):
         for context, expected in result.failures:
             print(f"wrong: {context} -> expected {expected}")
         return 0 if result.passed else 1
+    elif args.command == "train":
+        return cli_train.run(args)
     return 0
 
 

@@ -53,7 +53,8 @@ def gpt(inputs, wte, wpe, blocks, record=ignore):
     token_embedding = wte[inputs]  # [..., n_seq] -> [..., n_seq, n_embd]
     position_embedding = wpe[: inputs.shape[-1]]  # [n_seq, n_embd]
     x = token_embedding + position_embedding  # [..., n_seq, n_embd]
-    record(token_embedding=token_embedding, position_embedding=position_embedding, embedding=x)
+    record(token_embedding=token_embedding, position_embedding=position_embedding)
+    record(embedding=x)
     for block in blocks:
         x = transformer_block(x, **block, record=record)  # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
     return x @ wte.swapaxes(-1, -2)  # [..., n_seq, n_embd] -> [..., n_seq, n_vocab]

@@ -13,7 +13,7 @@ default); GPT-2 puts it before, ``x + Sublayer(LayerNorm(x))``, and adds one
 final norm after the stack (``norm="pre"``).
 
 The weights are seeded random numbers, not trained ones: outputs are
-reproducible but meaningless. There is no dropout and no training code.
+reproducible but meaningless; ``handtf.seq2seq_training`` trains them (with dropout).
 Token arrays are ``[n_seq]`` or ``[n_batch, n_seq]``; ``...`` in a shape
 comment stands for either.
 """

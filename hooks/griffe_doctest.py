@@ -1,18 +1,15 @@
 """A Griffe extension for the API reference: doctests as code, Sphinx roles as links.
 
-handtf's docstrings are written for ``pytest --doctest-modules`` and Sphinx:
-``>>>`` examples sit in the text, and cross-references are roles such as
-:func:`handtf.predict`. mkdocstrings renders docstring text as Markdown, where
-a ``>>>`` line is a three-deep block quote and ``x["w"][7]`` a broken reference
-link. Before the docstrings are parsed, this extension
+handtf's docstrings are written for ``pytest --doctest-modules`` and Sphinx. Before
+mkdocstrings parses them, this wraps each run of doctest lines (a ``>>>`` line up to
+the next blank line) in a ```` ```pycon ```` fence, and turns ``:func:`name``` (and
+``:mod:``, ``:class:``, ``:meth:``, ``:attr:``, ``:data:``) into an autorefs link to
+the object ``name`` resolves to, or into plain code when it resolves to nothing.
 
-- wraps each run of doctest lines (a ``>>>`` line up to the next blank line)
-  in a ```` ```pycon ```` fence, and
-- turns ``:func:`name``` (and ``:mod:``, ``:class:``, ``:meth:``, ``:attr:``,
-  ``:data:``) into an autorefs link to the object ``name`` resolves to, or into
-  plain code when it resolves to nothing.
-
-Enable it with the mkdocstrings option ``extensions: [hooks/griffe_doctest.py]``.
+Why our own: mkdocstrings-python reads ``>>>`` lines as code only inside a
+Google-style "Examples" section (mkdocstrings/python #18, #136), and Griffe's Sphinx
+parser reads field lists but no inline roles (its add-on griffe-sphinx is for
+sponsors only, mkdocstrings/griffe #379). Zensical runs Griffe extensions too.
 """
 
 import re

@@ -1,21 +1,7 @@
-"""MkDocs hooks: what no maintained plugin or option does for this site, one job each.
+"""MkDocs hooks: only what no maintained plugin or option does. Each job names the upstream
+issue it works around; when that issue is fixed in a pinned version, the job goes.
 
-Each job names the upstream issue it works around; when that is fixed, the job goes.
-
-1. Notebooks under i18n: ``.ipynb`` must count as a page (mkdocs-static-i18n #198).
-2. Chinese line breaks: a line break between two Chinese characters must not
-   show as a space (Python-Markdown #992; browsers do not apply CSS Text's
-   segment break rules, w3c/csswg-drafts #5086). A Markdown treeprocessor,
-   so code is never touched.
-3. Notebook pages: no scripts from another host (mkdocs-jupyter #199, #241:
-   nbconvert's MathJax and Mermaid tags), and heading ids that match the table
-   of contents (mkdocs-jupyter #140).
-4. One search index and one sitemap per language (mkdocs-static-i18n #271:
-   Material reads one index at the site root, so every search answered in both
-   languages).
-
-Maths is not here: pymdownx.arithmatex marks it and KaTeX, served by the site,
-typesets it (see mkdocs.yml).
+Maths is not here: pymdownx.arithmatex keeps the TeX and the site's own KaTeX typesets it.
 """
 
 import html
@@ -23,7 +9,6 @@ import json
 import re
 import shutil
 from pathlib import Path
-from xml.etree.ElementTree import Element
 
 import mkdocs.plugins
 import mkdocs.utils
@@ -32,22 +17,20 @@ from markdown.treeprocessors import Treeprocessor
 from pymdownx.slugs import slugify
 
 # 1. mkdocs-static-i18n #198: i18n re-creates each file and keeps mkdocs-jupyter's
-# notebook wrapper only when the extension counts as Markdown; otherwise the page
-# silently becomes the raw .ipynb JSON (tests/test_site.py checks that it is HTML).
+# notebook wrapper only if .ipynb counts as Markdown; otherwise the page silently
+# becomes the raw JSON (tests/test_site.py checks that it is HTML).
 if ".ipynb" not in mkdocs.utils.markdown_extensions:
     mkdocs.utils.markdown_extensions = (*mkdocs.utils.markdown_extensions, ".ipynb")
 
-
-# 2. Python-Markdown #992 (its maintainers suggest a treeprocessor) and
-# w3c/csswg-drafts #5086: a source line break between Chinese characters
-# becomes a space in every browser but Firefox.
+# 2. Python-Markdown #992 (its maintainers suggest a treeprocessor), w3c/csswg-drafts
+# #5086: browsers other than Firefox show a line break between Chinese characters as
+# a space. Joined in the Markdown tree, so code is never touched.
 _CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"  # CJK punctuation, ideographs, full-width forms
 _CJK_LINE_BREAK = re.compile(rf"(?<=[{_CJK}])[ \t]*\n[ \t]*(?=[{_CJK}])")
-_VERBATIM = {"pre", "code", "script", "style"}
 
 
 def join_cjk_lines(text):
-    """``text`` without the line breaks that stand between two Chinese characters.
+    """``text`` without the line breaks between two Chinese characters.
 
     >>> join_cjk_lines("注意力\\n权重，\\nand English\\nstays")
     '注意力权重，\\nand English\\nstays'
@@ -56,18 +39,13 @@ def join_cjk_lines(text):
 
 
 class _JoinCjkLines(Treeprocessor):
-    def run(self, root):
-        self._join(root)
-
-    def _join(self, element: Element):
-        if element.tag in _VERBATIM or "arithmatex" in element.get("class", ""):
+    def run(self, element):
+        if element.tag in ("pre", "code") or "arithmatex" in element.get("class", ""):
             return
-        if element.text:
-            element.text = join_cjk_lines(element.text)
+        element.text = element.text and join_cjk_lines(element.text)
         for child in element:
-            self._join(child)
-            if child.tail:
-                child.tail = join_cjk_lines(child.tail)
+            self.run(child)
+            child.tail = child.tail and join_cjk_lines(child.tail)
 
 
 class JoinCjkLines(Extension):
@@ -80,42 +58,37 @@ def on_config(config):
         config.markdown_extensions.append(JoinCjkLines())  # once, though i18n runs this per language
 
 
-# 3. Notebook pages (mkdocs-jupyter renders them with nbconvert, not Markdown).
+# 3. Notebook pages. mkdocs-jupyter #199 made MathJax's URL configurable but always
+# writes the tag, and nbconvert's template imports Mermaid from a CDN (#241): drop
+# every script that loads from another host, has an empty src, or configures MathJax.
 _SCRIPT = re.compile(r"<script\b(?P<attrs>[^>]*)>(?P<body>.*?)</script>", re.DOTALL)
 _REMOTE_URL = re.compile(r"""(?:https?:)?//[a-z0-9.-]+\.[a-z]{2,}/""", re.IGNORECASE)
 
 
 def without_remote_scripts(html_text):
-    """Drop every script that loads from another host, has an empty src, or is MathJax's config.
-
-    mkdocs-jupyter #199 made MathJax's URL configurable but always writes the tag,
-    and nbconvert's template imports Mermaid from a CDN (mkdocs-jupyter #241).
-    """
-
     def keep(match):
-        attrs, body = match["attrs"], match["body"]
-        src = re.search(r'\bsrc="([^"]*)"', attrs)
-        remote = (src and (not src[1] or _REMOTE_URL.match(src[1]))) or _REMOTE_URL.search(body)
-        mathjax = "text/x-mathjax-config" in attrs
-        return "" if remote or mathjax else match[0]
+        src = re.search(r'\bsrc="([^"]*)"', match["attrs"])
+        remote = (src and (not src[1] or _REMOTE_URL.match(src[1]))) or _REMOTE_URL.search(match["body"])
+        return "" if remote or "text/x-mathjax-config" in match["attrs"] else match[0]
 
     return _SCRIPT.sub(keep, html_text)
 
 
+# mkdocs-jupyter #140: heading ids come from an ASCII-only slugify and the table of
+# contents from Markdown's, so Chinese headings (and headings with code) got links
+# that lead nowhere. Both are redone with the site's slugify; the headings come in
+# the same order in the page and in the table of contents.
 _SLUGIFY = slugify(case="lower")  # as the toc extension in mkdocs.yml
 _HEADING_ID = re.compile(r'(<h[1-6][^>]*\bid=")([^"]*)("[^>]*>)(.*?)(</h[1-6]>)', re.DOTALL)
 
 
 def notebook_headings(content, toc):
-    """Give a notebook's headings readable ids, the same (with the same titles) in its table of contents.
+    def flatten(items):
+        for item in items:
+            yield item
+            yield from flatten(item.children)
 
-    mkdocs-jupyter #140: it makes heading ids with an ASCII-only slugify and its
-    table of contents with Markdown's, so Chinese headings (and headings with
-    code) get links that lead nowhere. Both are redone here with the site's
-    slugify; the headings come in the same order in the page and in the table
-    of contents.
-    """
-    entries = iter(_flatten(toc))
+    entries = flatten(toc)
 
     def renumber(match):
         entry = next(entries, None)
@@ -129,30 +102,21 @@ def notebook_headings(content, toc):
     return _HEADING_ID.sub(renumber, content)
 
 
-def _flatten(toc):
-    for item in toc:
-        yield item
-        yield from _flatten(item.children)
-
-
 def on_page_content(content, page, config, files):
-    if page.file.src_uri.endswith(".ipynb"):
-        return notebook_headings(content, page.toc)
-    return content
+    return notebook_headings(content, page.toc) if page.file.src_uri.endswith(".ipynb") else content
 
 
+# 4. mkdocs-static-i18n #271: Material reads one search index, at the site root, so
+# every search answered in both languages; and it fetches sitemap.xml below each
+# <link rel="alternate">, which i18n points at the translated page itself, so every
+# page load asked for files that do not exist (the header's language switcher
+# already links each page to its twin). Each language gets its own index and sitemap.
 def on_post_page(output, page, config):
     if page.file.src_uri.endswith(".ipynb"):
         output = without_remote_scripts(output)  # only mkdocs-jupyter's: the tests catch any other
-    # 4. mkdocs-static-i18n #271. Material fetches sitemap.xml below every
-    # <link rel="alternate"> as if it were a language's home page; i18n points them
-    # at the translated page itself, so each page load asked for files that do not
-    # exist. The language switcher in the header already links every page to its twin.
     output = re.sub(r'\s*<link rel="alternate" href="[^"]*" hreflang="[^"]*">', "", output)
     locale = page.url.split("/", 1)[0]
-    if locale in _translations(config):
-        # Material's "base" (where it reads the search index) is the site root;
-        # a translation's root, with its own index, is one folder below it.
+    if locale in _translations(config):  # Material's "base" is where it reads the index
         output = re.sub(r'("base": ")([^"]*)(")', rf"\g<1>\g<2>/{locale}/\g<3>", output, count=1)
     return output
 
@@ -170,9 +134,7 @@ def on_post_build(config):
     for locale in _translations(config):
         home = root / locale
         if (home / "index.html").exists():
-            # Material's scripts fetch sitemap.xml next to each language's home page;
-            # mkdocs-static-i18n writes one only for the default language.
-            shutil.copy2(root / "sitemap.xml", home / "sitemap.xml")
+            shutil.copy2(root / "sitemap.xml", home / "sitemap.xml")  # i18n writes only the default's
             _split_search_index(root / "search" / "search_index.json", home, locale)
 
 

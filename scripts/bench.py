@@ -7,13 +7,18 @@ microseconds per scored prefix for each and their ratio (target: at least
 number of new tokens, so the time per token of the two runs should agree
 (the ratio printed should be near 1, not near 10).
 
-    python scripts/bench.py [--repeats N] [--length-in-aab N] [--new-tokens N]
+Last it runs ``scripts/bench_training.py``, the two training runs (skip
+them with ``--no-training``).
+
+    python scripts/bench.py [--repeats N] [--length-in-aab N] [--new-tokens N] [--no-training]
 """
 
 import argparse
 import time
 
 import numpy as np
+
+import bench_training  # scripts/bench_training.py: scripts/ is on the path when this script runs
 
 from handtf import MODEL, complete, evaluate, gpt, greedy_search, tokenize
 
@@ -45,6 +50,7 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--length-in-aab", type=int, default=10_000)
     parser.add_argument("--new-tokens", type=int, default=100_000, help="tokens complete generates (default 100,000)")
+    parser.add_argument("--no-training", action="store_true", help="skip the training runs (scripts/bench_training.py)")
     args = parser.parse_args()
     if args.repeats < 1:
         parser.error(f"--repeats must be at least 1, got {args.repeats}")
@@ -77,6 +83,9 @@ def main():
     assert tokens == [0] * 40_001
     print(f"greedy_search, 40_000 steps: {long_s:8.2f} s ({long_s / 40_000 * 1e6:.0f} us per step; "
           f"4_000 steps: {short_s / 4_000 * 1e6:.0f} us per step, ratio {long_s / 40_000 / (short_s / 4_000):.2f})")
+
+    if not args.no_training:
+        bench_training.main([])  # the two training runs: scripts/bench_training.py
 
 
 if __name__ == "__main__":

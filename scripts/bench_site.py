@@ -28,6 +28,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+import psutil
+
 ROOT = Path(__file__).resolve().parent.parent
 QUIET = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}  # Material's end-of-life banner, once per build
 WAIT = 300  # seconds: the longest any one step may take before the benchmark gives up
@@ -111,7 +113,7 @@ def wait_for(url, deadline):
 
 
 def reload_time(root, scratch):
-    """Seconds from saving a page under ``mkdocs serve`` to the browser showing the change."""
+    """From saving a page under ``mkdocs serve`` to the browser showing the change (the CPU is the server's)."""
     project = scratch / "project"
     shutil.copytree(root, project, ignore=shutil.ignore_patterns(".git", ".venv", "site", "__pycache__", "*.egg-info"))
     port = free_port()
@@ -134,12 +136,13 @@ def reload_time(root, scratch):
             page.goto(url, wait_until="load")
             marker = f"bench-marker-{time.time_ns()}"
             path = project / "docs" / EDITED_PAGE
+            cpu = process_cpu(server.pid)
             start = time.perf_counter()
             path.write_text(path.read_text(encoding="utf-8") + f"\n{marker}\n", encoding="utf-8")
             page.wait_for_function(
                 f"() => document.body && document.body.innerText.includes({marker!r})", timeout=WAIT * 1000, polling=100
             )
-            elapsed = time.perf_counter() - start
+            elapsed = Timing(time.perf_counter() - start, process_cpu(server.pid) - cpu)
             browser.close()
         return elapsed
     finally:
@@ -150,6 +153,12 @@ def reload_time(root, scratch):
             server.kill()
             server.wait()
         log.close()
+
+
+def process_cpu(pid):
+    """CPU seconds (user + system) that process ``pid`` has used so far."""
+    times = psutil.Process(pid).cpu_times()
+    return times.user + times.system
 
 
 def chromium():
@@ -178,7 +187,7 @@ def main(argv=None):
         print(f"bare Material build (en):     {bare}", flush=True)
         print(f"ratio:                        {build / bare}   (goal: at most 3 x)", flush=True)
         if not args.skip_reload:
-            print(f"edit -> reloaded page:        {reload_time(ROOT, scratch):6.1f} s wall   (goal: at most 5 s)", flush=True)
+            print(f"edit -> reloaded page:        {reload_time(ROOT, scratch)}   (goal: at most 5 s wall)", flush=True)
     if not args.skip_tests:
         suite = timed([sys.executable, "-m", "pytest", "-q"], ROOT)
         print(f"test suite (python -m pytest): {suite}   (goal: at most 90 s wall)", flush=True)

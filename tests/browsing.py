@@ -5,6 +5,7 @@ The fixtures that use these live in ``tests/conftest.py`` (``built_site``,
 by name and opens its own pages with ``Visit(browser, url)``.
 """
 
+import json
 import os
 import shutil
 from collections import deque
@@ -63,14 +64,18 @@ class Visit:
 
     ``Visit(browser, url)`` loads the page and waits until the network is idle;
     ``Visit(browser, url, wait=False)`` only starts loading it (call ``wait()``),
-    so that several pages can load at once. ``viewport`` is passed to
-    ``browser.new_page`` (e.g. ``{"width": 390, "height": 844}``).
+    so that several pages can load at once; ``light_search=True`` gives the page
+    its search index without entries (see ``_index_without_entries``). Other
+    keywords, e.g. ``viewport={"width": 390, "height": 844}``, go to
+    ``browser.new_page``.
     """
 
-    def __init__(self, browser, url, wait=True, **page_options):
+    def __init__(self, browser, url, wait=True, light_search=False, **page_options):
         self.url = url
         self.console_errors, self.remote_requests, self.failed = [], [], []
         self.page = browser.new_page(**page_options)
+        if light_search:
+            self.page.route("**/search/search_index.json", _index_without_entries)
         self.page.on("console", lambda m: m.type == "error" and self.console_errors.append(m.text))
         self.page.on("pageerror", lambda e: self.console_errors.append(str(e)))
         self.page.on("request", self._on_request)
@@ -97,6 +102,21 @@ class Visit:
         self.page.close()
 
 
+def _index_without_entries(route):
+    """Fetch the real search index, and hand the page its configuration without its entries.
+
+    Material's search worker builds the whole index in every page it loads; the
+    crawl needs to know that each page finds its index, not to build it 48 times.
+    The search tests load the whole index.
+    """
+    response = route.fetch()
+    if not response.ok:
+        route.fulfill(response=response)
+        return
+    config = json.loads(response.text())["config"]
+    route.fulfill(response=response, body=json.dumps({"config": config, "docs": []}))
+
+
 def is_page(url, base_url):
     path = urlparse(url).path
     return url.startswith(base_url) and (path.endswith("/") or path.endswith(".html"))
@@ -111,7 +131,7 @@ def crawl_site(browser, base_url):
             url = queue.popleft()
             if url not in seen:
                 seen.add(url)
-                batch.append(Visit(browser, url, wait=False))
+                batch.append(Visit(browser, url, wait=False, light_search=True))
         for visit in batch:
             facts = visit.wait().facts()
             results[visit.url] = (visit, facts)

@@ -1,13 +1,14 @@
 """What the page tests need to know about the pages in docs/."""
 
 import doctest
+import functools
 import io
 import json
 import re
 import tokenize
 from pathlib import Path
 
-import yaml
+from mkdocs.utils.yaml import yaml_load
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -85,9 +86,11 @@ def images(path):
     return ["".join(groups) for groups in IMAGE.findall(path.read_text(encoding="utf-8"))]
 
 
+@functools.cache
 def nav_files():
-    """Every file named in mkdocs.yml's nav."""
-    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_IgnoreTags)
+    """Every file named in mkdocs.yml's nav (read with MkDocs' own YAML loader, tags and all)."""
+    with open(ROOT / "mkdocs.yml", encoding="utf-8") as file:
+        config = yaml_load(file)
 
     def walk(node):
         if isinstance(node, str):
@@ -99,11 +102,4 @@ def nav_files():
             for value in node.values():
                 yield from walk(value)
 
-    return set(walk(config["nav"]))
-
-
-class _IgnoreTags(yaml.SafeLoader):
-    """A YAML loader that reads mkdocs.yml's ``!ENV`` and ``!!python`` tags as plain values."""
-
-
-_IgnoreTags.add_multi_constructor("", lambda loader, suffix, node: None)
+    return frozenset(walk(config["nav"]))

@@ -135,3 +135,17 @@ def test_predict_runs_the_model_once(monkeypatch, capsys):
     assert cli.run(cli.build_parser().parse_args(["predict", "aabaa", "--explain"])) == 0
     assert len(calls) == 1
     assert capsys.readouterr().out.splitlines()[-1] == "b  (p(a) = 0.000, p(b) = 1.000)"
+
+
+def test_ctrl_c_ends_quietly_with_130():
+    import signal
+    import time
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "handtf", "complete", "a", "-n", "1000000"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    time.sleep(6)  # past the imports, well into the loop (1,000,000 tokens take minutes)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    assert (process.returncode, stdout, stderr) == (130, b"", b"")

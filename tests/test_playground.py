@@ -15,10 +15,12 @@ parity check catches it.
 import importlib.util
 import itertools
 import json
+import os
 import re
 import statistics
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -540,3 +542,20 @@ def test_a_weight_edit_redraws_within_one_frame(browser, base_url):
         assert statistics.median(costs) <= FRAME_MS, f"CPU ms per edit: {sorted(costs)}"
     finally:
         visit.close()
+
+
+def test_screenshots_when_asked(browser, base_url):
+    """``HANDTF_SCREENSHOTS=DIR``: the playground and a widget, 390 and 1280 px wide, light and dark, both languages."""
+    folder = os.environ.get("HANDTF_SCREENSHOTS")
+    if not folder:
+        pytest.skip("set HANDTF_SCREENSHOTS=DIR to save screenshots of the playground")
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    for language, name, width, scheme in itertools.product(("", "zh/"), ("playground/", "attention/"), (390, 1280), ("light", "dark")):
+        visit = Visit(browser, base_url + language + name, viewport={"width": width, "height": 900}, color_scheme=scheme)
+        try:
+            widget = visit.page.locator("[data-handtf-mounted]").first
+            path = Path(folder) / f"{language.strip('/') or 'en'}-{name.strip('/')}-widget-{width}-{scheme}.png"
+            widget.screenshot(path=str(path))
+            assert path.stat().st_size > 5_000
+        finally:
+            visit.close()

@@ -17,7 +17,7 @@ import importlib
 from .common import FIGURE_DIR
 from .registry import FIGURES, SCHEMES, check, files, parse_names, render
 
-PARTS = ("part1", "concepts")  # imported in this order: FIGURES lists their figures in it
+PARTS = ("part1", "concepts", "training")  # imported in this order: FIGURES lists their figures in it
 
 for _part in PARTS:
     importlib.import_module(f"{__name__}.{_part}")

@@ -1,0 +1,159 @@
+"""The gradient of the loss of a GPT-2-layout model, by the chain rule through every block.
+
+:func:`loss_and_grads` runs the forward pass of ``gpt`` (keeping each block's
+input), then the backward functions of :mod:`handtf.backprop` in reverse
+order. Besides the hand-made model's layout (a block with ``attn`` only) it
+takes GPT-2's full block (``ln_1``, ``attn``, ``ln_2``, ``mlp``, a final
+``ln_f``) and several heads, so the same code trains variants of the model.
+"""
+
+import numpy as np
+
+from .attend import mha
+from .backprop import (
+    check_dout,
+    cross_entropy_backward,
+    embedding_backward,
+    ffn_backward,
+    layer_norm_backward,
+    mha_backward,
+    smoothed_targets,
+    soft_cross_entropy,
+)
+from .checks import check_array, check_ids, check_n_head, check_real, check_tree, checked
+from .layers import ffn, layer_norm
+
+
+@checked
+# --8<-- [start:block]
+# [..., n_seq, n_embd] -> [..., n_seq, n_embd]
+def block(x, attn, ln_1=None, mlp=None, ln_2=None, n_head=1):
+    """A GPT-2 block; the hand-made model's block is the one with only ``attn``.
+
+    ``x + mha(ln_1(x))``, then ``x + ffn(ln_2(x))`` if the block has an ``mlp``;
+    a missing ``ln_1`` or ``ln_2`` is the identity.
+    """
+    x = x + mha(_norm(x, ln_1), **attn, n_head=n_head)  # [..., n_seq, n_embd]
+    return x if mlp is None else x + ffn(_norm(x, ln_2), **mlp)  # [..., n_seq, n_embd]
+# --8<-- [end:block]
+
+
+@checked
+# --8<-- [start:block_backward]
+# [..., n_seq, n_embd], [..., n_seq, n_embd] -> [..., n_seq, n_embd], grads like the block
+def block_backward(dout, x, attn, ln_1=None, mlp=None, ln_2=None, n_head=1):
+    """``block`` backwards: a residual connection passes ``dout`` through unchanged *and* into its branch."""
+    grads = {}
+    if mlp is not None:
+        x_mid = x + mha(_norm(x, ln_1), **attn, n_head=n_head)  # the input of the second residual
+        dh, grads["mlp"] = ffn_backward(dout, _norm(x_mid, ln_2), **mlp)
+        dout = dout + _norm_backward(dh, x_mid, ln_2, grads, "ln_2")  # residual + branch
+    dh, grads["attn"] = mha_backward(dout, _norm(x, ln_1), **attn, n_head=n_head)
+    return dout + _norm_backward(dh, x, ln_1, grads, "ln_1"), grads  # residual + branch
+# --8<-- [end:block_backward]
+
+
+def _norm(x, ln):
+    return x if ln is None else layer_norm(x, **ln)  # a missing norm is the identity
+
+
+def _norm_backward(dout, x, ln, grads, name):
+    if ln is None:
+        return dout
+    dx, grads[name] = layer_norm_backward(dout, x, **ln)
+    return dx
+
+
+@checked
+# --8<-- [start:loss_and_grads]
+def loss_and_grads(weights, inputs, targets, n_head=1, label_smoothing=0.0):
+    """The mean cross-entropy of ``gpt(inputs, **weights)`` against ``targets``, and its gradient for every weight.
+
+    ``weights`` is in GPT-2's layout, as ``MODEL``: ``wte``, ``wpe``, ``blocks``
+    (and ``ln_f`` if there is one); the gradients come back in the same
+    layout. ``inputs`` and ``targets`` are token ids of shape ``[n_batch, n_seq]``.
+
+    >>> from handtf import MODEL
+    >>> loss, grads = loss_and_grads(MODEL, np.array([[1, 0, 0]]), np.array([[0, 0, 1]]))
+    >>> loss, float(np.abs(grads["wte"]).max())  # the hand-made model is certain and right
+    (0.0, 0.0)
+    """
+    wte, wpe = weights["wte"], weights["wpe"]  # [n_vocab, n_embd], [n_ctx, n_embd]
+    n_vocab, n_seq = wte.shape[0], inputs.shape[-1]
+    xs = [wte[inputs] + wpe[:n_seq]]  # [..., n_seq, n_embd]; xs[i] is the input of block i
+    for params in weights["blocks"]:
+        xs.append(block(xs[-1], **params, n_head=n_head))
+    h = _norm(xs[-1], weights.get("ln_f"))  # [..., n_seq, n_embd]
+    logits = h @ wte.T  # [..., n_seq, n_vocab], the output layer shares wte
+    target_probs = smoothed_targets(targets, n_vocab, label_smoothing)  # [..., n_seq, n_vocab]
+
+    dlogits = cross_entropy_backward(logits, target_probs)  # [..., n_seq, n_vocab]
+    grads = {"wte": dlogits.reshape(-1, n_vocab).T @ h.reshape(-1, h.shape[-1])}  # the output layer's use of wte
+    dx = _norm_backward(dlogits @ wte, xs[-1], weights.get("ln_f"), grads, "ln_f")  # [..., n_seq, n_embd]
+    grads["blocks"] = [None] * len(weights["blocks"])
+    for i in reversed(range(len(weights["blocks"]))):
+        dx, grads["blocks"][i] = block_backward(dx, xs[i], **weights["blocks"][i], n_head=n_head)
+    grads["wte"] = grads["wte"] + embedding_backward(dx, inputs, n_vocab)  # plus the input layer's use of wte
+    grads["wpe"] = np.zeros_like(wpe)
+    grads["wpe"][:n_seq] = dx.reshape(-1, n_seq, dx.shape[-1]).sum(axis=0)  # [n_seq, n_embd]
+    return soft_cross_entropy(logits, target_probs), grads
+# --8<-- [end:loss_and_grads]
+
+
+# The boundary (see handtf.checks): what each function above accepts.
+
+
+def block_shapes(block, n_embd, name="block"):
+    """The shape of every array of a GPT-2 block of width ``n_embd``: ``attn``, and optionally ``ln_1``, ``mlp``, ``ln_2``."""
+    if not isinstance(block, dict) or "attn" not in block or set(block) - {"attn", "ln_1", "mlp", "ln_2"}:
+        raise ValueError(f"{name} must be a dict with 'attn' and optionally 'ln_1', 'mlp' and 'ln_2', got {block!r:.80}")
+    dense = lambda n_in, n_out: {"w": (n_in, n_out), "b": (n_out,)}  # noqa: E731
+    shapes = {"attn": {"c_attn": dense(n_embd, 3 * n_embd), "c_proj": dense(n_embd, n_embd)}}
+    for ln in ("ln_1", "ln_2"):
+        if ln in block:
+            shapes[ln] = {"g": (n_embd,), "b": (n_embd,)}
+    if "mlp" in block:
+        n_hidden = np.shape(block["mlp"].get("c_fc", {}).get("w", ()))[-1:] if isinstance(block["mlp"], dict) else ()
+        shapes["mlp"] = {"c_fc": dense(n_embd, *n_hidden or (4 * n_embd,)), "c_proj": dense(*n_hidden or (4 * n_embd,), n_embd)}
+    return shapes
+
+
+def check_block(x, attn, ln_1, mlp, ln_2, n_head):
+    x = check_array("x", x, min_ndim=2, shape="[..., n_seq, n_embd]")
+    given = {"attn": attn, "ln_1": ln_1, "mlp": mlp, "ln_2": ln_2}
+    block = {key: value for key, value in given.items() if value is not None}
+    block = check_tree("block", block, block_shapes(block, x.shape[-1]))
+    return {"x": x, **block, "n_head": check_n_head(n_head, x.shape[-1])}
+
+
+def check_block_backward(dout, x, attn, ln_1, mlp, ln_2, n_head):
+    args = check_block(x, attn, ln_1, mlp, ln_2, n_head)
+    return args | {"dout": check_dout(dout, args["x"].shape)}
+
+
+def check_loss_and_grads(weights, inputs, targets, n_head, label_smoothing):
+    if not isinstance(weights, dict) or not {"wte", "wpe", "blocks"} <= set(weights) <= {"wte", "wpe", "blocks", "ln_f"}:
+        got = sorted(weights) if isinstance(weights, dict) else type(weights).__name__
+        raise ValueError(f"weights must be a dict with 'wte', 'wpe', 'blocks' and optionally 'ln_f' (GPT-2's layout), got {got}")
+    if np.ndim(weights["wte"]) != 2 or not isinstance(weights["blocks"], (list, tuple)):
+        raise ValueError("weights['wte'] must have shape [n_vocab, n_embd] and weights['blocks'] must be a list")
+    n_vocab, n_embd = np.shape(weights["wte"])
+    shapes = {
+        "wte": (n_vocab, n_embd),
+        "wpe": (np.shape(weights["wpe"])[0] if np.ndim(weights["wpe"]) == 2 else -1, n_embd),
+        "blocks": [block_shapes(b, n_embd, f"weights['blocks'][{i}]") for i, b in enumerate(weights["blocks"])],
+    } | ({"ln_f": {"g": (n_embd,), "b": (n_embd,)}} if "ln_f" in weights else {})
+    weights = check_tree("weights", weights, shapes)
+    inputs = check_ids("inputs", inputs, n_vocab)
+    targets = check_ids("targets", targets, n_vocab)
+    if targets.shape != inputs.shape:
+        raise ValueError(f"targets must have the shape of inputs, {inputs.shape}, got {targets.shape}")
+    if inputs.shape[-1] > weights["wpe"].shape[0]:
+        raise ValueError(f"a sequence must hold 1 to {weights['wpe'].shape[0]} tokens (the context length), got {inputs.shape[-1]}")
+    return {
+        "weights": weights,
+        "inputs": inputs,
+        "targets": targets,
+        "n_head": check_n_head(n_head, n_embd),
+        "label_smoothing": check_real("label_smoothing", label_smoothing, 0, 1, allowed="a number from 0 to 1"),
+    }

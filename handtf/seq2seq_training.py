@@ -1,0 +1,341 @@
+"""Training the encoder-decoder of ``handtf.seq2seq`` with the paper's recipe, on a copy or reverse task.
+
+The forward pass here is ``seq2seq.forward`` with dropout added where the
+paper puts it (section 5.4): on the sum of the embeddings and the positional
+encoding, and on every sublayer's output before the residual sum. With
+``dropout = 0`` it computes exactly ``seq2seq.forward``'s logits (a test
+checks it). The backward pass runs the same steps in reverse, with the
+backward functions of :mod:`handtf.backprop`; the dropout masks are drawn once
+per step and used by both.
+
+The task: the source is a sequence of ``length`` symbols; the target is the
+same symbols (``copy``) or the same symbols backwards (``reverse``), then
+``<eos>``. Token 0 is ``<bos>``, token 1 ``<eos>``, tokens 2 and up are the
+symbols, in both vocabularies.
+"""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .backprop import (
+    cross_entropy_backward,
+    embedding_backward,
+    ffn_backward,
+    layer_norm_backward,
+    multi_head_attention_backward,
+    smoothed_targets,
+    soft_cross_entropy,
+)
+from .activations import relu
+from .attend import multi_head_attention
+from .checks import check_callable, check_int, check_int_range, check_positive_int, check_real, checked
+from .layers import ffn, layer_norm
+from .masks import causal_mask
+from .positions import positional_encoding
+from .seq2seq import check_params, init_params
+from .training import adam_step, check_fraction, dropout_mask, leaves, learning_rate
+from .translate import beam_decode, greedy_decode
+
+BOS, EOS, FIRST_SYMBOL = 0, 1, 2
+TASKS = ("copy", "reverse")
+
+
+@checked
+# --8<-- [start:task_pairs]
+def task_pairs(task, n_pairs, length, n_symbols, rng, exclude=frozenset()):
+    """``n_pairs`` random sources of ``length`` symbols and their targets: the decoder's input and its labels.
+
+    Teacher forcing: the decoder is given ``<bos>`` + the target, and must
+    predict the target + ``<eos>``, the same sequence shifted by one.
+    Sources in ``exclude`` (tuples) are never drawn: that keeps a test set held out.
+
+    >>> src, tgt_in, tgt_out = task_pairs("reverse", 1, 4, 6, np.random.default_rng(0))
+    >>> src.tolist(), tgt_in.tolist(), tgt_out.tolist()
+    ([[7, 5, 5, 3]], [[0, 3, 5, 5, 7]], [[3, 5, 5, 7, 1]])
+    """
+    sources = []
+    while len(sources) < n_pairs:
+        src = tuple(int(s) for s in rng.integers(FIRST_SYMBOL, FIRST_SYMBOL + n_symbols, size=length))
+        if src not in exclude:
+            sources.append(src)
+    src = np.array(sources)  # [n_pairs, length]
+    tgt = src if task == "copy" else src[:, ::-1]  # [n_pairs, length]
+    column = lambda token: np.full((n_pairs, 1), token)  # noqa: E731
+    return src, np.hstack([column(BOS), tgt]), np.hstack([tgt, column(EOS)])  # tgt_in and tgt_out: [n_pairs, length + 1]
+# --8<-- [end:task_pairs]
+
+
+class _Dropout:
+    """One dropout mask per place in the network, drawn on first use and reused by the backward pass."""
+
+    def __init__(self, rate, rng):
+        self.rate, self.rng, self.masks = rate, rng, {}
+
+    def __call__(self, name, shape):
+        if self.rate == 0:
+            return 1.0
+        if name not in self.masks:
+            self.masks[name] = dropout_mask(shape, self.rate, self.rng)
+        return self.masks[name]
+
+
+def _embed(tokens, wte):
+    d_model = wte.shape[-1]
+    return wte[tokens] * math.sqrt(d_model) + positional_encoding(tokens.shape[-1], d_model)  # [..., n_seq, d_model]
+
+
+def _embed_backward(dout, tokens, wte):
+    return embedding_backward(dout * math.sqrt(wte.shape[-1]), tokens, wte.shape[0])  # [n_vocab, d_model]
+
+
+# ---- the sublayers, each as (forward, backward) of h -> out; backward returns (dh, grads, dmemory)
+
+def _self_attention(params, n_head, mask):
+    forward = lambda h: multi_head_attention(h, h, **params, n_head=n_head, mask=mask)  # noqa: E731
+
+    def backward(dout, h):
+        dx, dmem, grads = multi_head_attention_backward(dout, h, h, **params, n_head=n_head, mask=mask)
+        return dx + dmem, grads, None  # queries, keys and values all come from h
+
+    return forward, backward
+
+
+def _cross_attention(params, n_head, memory, mask):
+    forward = lambda h: multi_head_attention(h, memory, **params, n_head=n_head, mask=mask)  # noqa: E731
+
+    def backward(dout, h):
+        dx, dmem, grads = multi_head_attention_backward(dout, h, memory, **params, n_head=n_head, mask=mask)
+        return dx, grads, dmem
+
+    return forward, backward
+
+
+def _feed_forward(params):
+    forward = lambda h: ffn(h, **params, activation=relu)  # noqa: E731
+
+    def backward(dout, h):
+        dx, grads = ffn_backward(dout, h, **params, activation=relu)
+        return dx, grads, None
+
+    return forward, backward
+
+
+# --8<-- [start:residual]
+def _residual(x, sublayer, ln, keep, norm):
+    """post: ``LayerNorm(x + dropout(Sublayer(x)))`` (the paper); pre: ``x + dropout(Sublayer(LayerNorm(x)))``."""
+    forward, _ = sublayer
+    if norm == "post":
+        return layer_norm(x + keep * forward(x), **ln)
+    return x + keep * forward(layer_norm(x, **ln))
+
+
+def _residual_backward(dout, x, sublayer, ln, keep, norm):
+    """``_residual`` backwards: returns dx, the sublayer's grads, the layer norm's grads, dmemory."""
+    forward, backward = sublayer
+    if norm == "post":
+        dsum, g_ln = layer_norm_backward(dout, x + keep * forward(x), **ln)  # through the norm first
+        dh, grads, dmemory = backward(dsum * keep, x)
+        return dsum + dh, grads, g_ln, dmemory  # the residual path plus the sublayer's path
+    h = layer_norm(x, **ln)
+    dh, grads, dmemory = backward(dout * keep, h)
+    dx, g_ln = layer_norm_backward(dh, x, **ln)
+    return dout + dx, grads, g_ln, dmemory
+# --8<-- [end:residual]
+
+
+def _encoder_sublayers(block, n_head):
+    return [("self_attn", "ln_1", _self_attention(block["self_attn"], n_head, None)), ("mlp", "ln_2", _feed_forward(block["mlp"]))]
+
+
+def _decoder_sublayers(block, n_head, memory, n_tgt):
+    return [
+        ("self_attn", "ln_1", _self_attention(block["self_attn"], n_head, causal_mask(n_tgt))),
+        ("cross_attn", "ln_2", _cross_attention(block["cross_attn"], n_head, memory, None)),
+        ("mlp", "ln_3", _feed_forward(block["mlp"])),
+    ]
+
+
+def _stack(x, blocks, sublayers_of, drop, prefix, norm):
+    """Run every sublayer of every block; return the output and every sublayer's input (for the backward pass)."""
+    inputs = []
+    for i, block in enumerate(blocks):
+        for name, ln, sublayer in sublayers_of(block):
+            inputs.append(x)
+            x = _residual(x, sublayer, block[ln], drop(f"{prefix}{i}.{name}", x.shape), norm)
+    return x, inputs
+
+
+def _stack_backward(dout, blocks, sublayers_of, inputs, drop, prefix, norm):
+    grads, dmemory, steps = [{} for _ in blocks], 0.0, []
+    for i, block in enumerate(blocks):
+        steps += [(i, name, ln, sublayer) for name, ln, sublayer in sublayers_of(block)]
+    for (i, name, ln, sublayer), x in reversed(list(zip(steps, inputs))):
+        keep = drop(f"{prefix}{i}.{name}", x.shape)
+        dout, grads[i][name], grads[i][ln], dmem = _residual_backward(dout, x, sublayer, blocks[i][ln], keep, norm)
+        if dmem is not None:
+            dmemory = dmemory + dmem
+    return dout, grads, dmemory
+
+
+def _final_norm(x, stack):
+    return layer_norm(x, **stack["ln_f"]) if "ln_f" in stack else x
+
+
+def _final_norm_backward(dout, x, stack, grads):
+    if "ln_f" not in stack:
+        return dout
+    dx, grads["ln_f"] = layer_norm_backward(dout, x, **stack["ln_f"])
+    return dx
+
+
+@checked
+# --8<-- [start:seq2seq_loss_and_grads]
+def seq2seq_loss_and_grads(params, src, tgt_in, tgt_out, label_smoothing=0.0, dropout=0.0, rng=None):
+    """The loss of ``forward(src, tgt_in, params)`` against ``tgt_out``, with dropout, and the gradient of every weight.
+
+    The gradients come back in the layout of ``params`` (without ``config``).
+    """
+    config, enc, dec = params["config"], params["encoder"], params["decoder"]
+    n_head, norm, drop = config.n_head, config.norm, _Dropout(dropout, rng)
+    # forward: the encoder, then the decoder against its output
+    x_src = _embed(src, enc["wte"]) * drop("enc.embed", src.shape + (config.d_model,))
+    enc_out, enc_inputs = _stack(x_src, enc["blocks"], lambda b: _encoder_sublayers(b, n_head), drop, "enc", norm)
+    memory = _final_norm(enc_out, enc)  # [n_batch, n_src, d_model]
+    dec_sublayers = lambda b: _decoder_sublayers(b, n_head, memory, tgt_in.shape[-1])  # noqa: E731
+    x_tgt = _embed(tgt_in, dec["wte"]) * drop("dec.embed", tgt_in.shape + (config.d_model,))
+    dec_out, dec_inputs = _stack(x_tgt, dec["blocks"], dec_sublayers, drop, "dec", norm)
+    h = _final_norm(dec_out, dec)  # [n_batch, n_tgt, d_model]
+    logits = h @ dec["wte"].T  # [n_batch, n_tgt, vocab_tgt]
+    target_probs = smoothed_targets(tgt_out, config.vocab_tgt, label_smoothing)
+    # backward: the same steps in reverse
+    dlogits = cross_entropy_backward(logits, target_probs)  # [n_batch, n_tgt, vocab_tgt]
+    g_dec, g_enc = {}, {}
+    g_dec["wte"] = dlogits.reshape(-1, config.vocab_tgt).T @ h.reshape(-1, config.d_model)  # the tied output layer
+    dx = _final_norm_backward(dlogits @ dec["wte"], dec_out, dec, g_dec)
+    dx, g_dec["blocks"], dmemory = _stack_backward(dx, dec["blocks"], dec_sublayers, dec_inputs, drop, "dec", norm)
+    g_dec["wte"] = g_dec["wte"] + _embed_backward(dx * drop("dec.embed", dx.shape), tgt_in, dec["wte"])
+    dx = _final_norm_backward(dmemory, enc_out, enc, g_enc)
+    enc_sublayers = lambda b: _encoder_sublayers(b, n_head)  # noqa: E731
+    dx, g_enc["blocks"], _ = _stack_backward(dx, enc["blocks"], enc_sublayers, enc_inputs, drop, "enc", norm)
+    g_enc["wte"] = _embed_backward(dx * drop("enc.embed", dx.shape), src, enc["wte"])
+    return soft_cross_entropy(logits, target_probs), {"encoder": g_enc, "decoder": g_dec}
+# --8<-- [end:seq2seq_loss_and_grads]
+
+
+@dataclass(frozen=True)
+class Seq2SeqTraining:
+    """What ``train_seq2seq`` returns."""
+
+    params: dict  # as seq2seq.init_params makes them: seq2seq.forward, greedy_decode and beam_decode run them
+    losses: np.ndarray  # [steps] the training loss (with label smoothing and dropout) of each step
+    test_src: np.ndarray  # [n_test, length] held-out sources: never in a training batch
+    task: str
+
+
+@checked
+# --8<-- [start:train_seq2seq]
+def train_seq2seq(task="reverse", steps=1000, seed=0, length=6, n_symbols=8, batch_size=32, d_model=32, n_head=4,
+                  d_ff=64, n_layers=1, warmup=100, factor=1.0, label_smoothing=0.1, dropout=0.1, n_test=100, progress=None):
+    """Train the encoder-decoder on ``task`` with the paper's recipe; a fresh random batch at every step.
+
+    Adam (0.9, 0.98, 1e-9), the warm-up schedule, label smoothing and dropout.
+    ``progress(step, loss)`` is called after every step, if given.
+    """
+    rng = np.random.default_rng(seed)
+    params = init_params(n_symbols + 2, n_symbols + 2, d_model, n_head, d_ff, n_layers, seed=seed)
+    test_src = task_pairs(task, n_test, length, n_symbols, rng)[0]
+    held_out = frozenset(map(tuple, test_src.tolist()))
+    weights = leaves({"encoder": params["encoder"], "decoder": params["decoder"]})
+    moments = [(np.zeros_like(w), np.zeros_like(w)) for w in weights]
+    losses = []
+    for step in range(1, steps + 1):
+        src, tgt_in, tgt_out = task_pairs(task, batch_size, length, n_symbols, rng, exclude=held_out)
+        loss, grads = seq2seq_loss_and_grads(params, src, tgt_in, tgt_out, label_smoothing, dropout, rng)
+        adam_step(weights, leaves(grads), moments, step, learning_rate(step, d_model, warmup, factor))
+        losses.append(loss)
+        if progress is not None:
+            progress(step, loss)
+    return Seq2SeqTraining(params, np.array(losses), test_src, task)
+# --8<-- [end:train_seq2seq]
+
+
+@checked
+# --8<-- [start:exact_match]
+def exact_match(result, beam_width=1):
+    """The share of held-out sources whose decoded target is exactly right, ``<eos>`` included.
+
+    ``beam_width = 1`` is greedy decoding; more is beam search.
+    """
+    right = 0
+    for src in result.test_src:
+        expected = [BOS, *(src if result.task == "copy" else src[::-1]), EOS]
+        if beam_width == 1:
+            tokens = greedy_decode(result.params, src, BOS, EOS, max_len=len(src) + 1)
+        else:
+            tokens = beam_decode(result.params, src, BOS, EOS, max_len=len(src) + 1, beam_width=beam_width)
+        right += list(tokens) == expected
+    return right / len(result.test_src)
+# --8<-- [end:exact_match]
+
+
+# The boundary (see handtf.checks): what each function above accepts.
+
+
+def check_task(task):
+    if task not in TASKS:
+        raise ValueError(f"task must be one of {', '.join(TASKS)}, got {task!r}")
+    return task
+
+
+def check_task_pairs(task, n_pairs, length, n_symbols, rng, exclude):
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got {type(rng).__name__}")
+    n_symbols, length = check_positive_int("n_symbols", n_symbols), check_positive_int("length", length)
+    if len(exclude) > n_symbols**length // 2:
+        raise ValueError(f"exclude holds {len(exclude)} sources: at most half of the {n_symbols**length} possible ones")
+    return {"task": check_task(task), "n_pairs": check_positive_int("n_pairs", n_pairs), "length": length, "n_symbols": n_symbols}
+
+
+def check_seq2seq_loss_and_grads(params, src, tgt_in, tgt_out, label_smoothing, dropout, rng):
+    params = check_params(params)
+    config = params["config"]
+    src, tgt_in, tgt_out = (np.asarray(a) for a in (src, tgt_in, tgt_out))
+    if src.ndim != 2 or tgt_in.ndim != 2 or tgt_in.shape != tgt_out.shape or len(src) != len(tgt_in):
+        raise ValueError(
+            "src must be [n_batch, n_src] and tgt_in and tgt_out [n_batch, n_tgt] with the same n_batch, "
+            f"got {src.shape}, {tgt_in.shape} and {tgt_out.shape}"
+        )
+    for name, tokens, n_vocab in (("src", src, config.vocab_src), ("tgt_in", tgt_in, config.vocab_tgt), ("tgt_out", tgt_out, config.vocab_tgt)):
+        if tokens.dtype.kind not in "iu" or tokens.min() < 0 or tokens.max() >= n_vocab:
+            raise ValueError(f"{name} must be token ids in 0..{n_vocab - 1}")
+    dropout = check_fraction("dropout", dropout)
+    if dropout > 0 and not isinstance(rng, np.random.Generator):
+        raise TypeError(f"with dropout, rng must be a numpy Generator (np.random.default_rng(seed)), got {type(rng).__name__}")
+    return {"params": params, "label_smoothing": check_fraction("label_smoothing", label_smoothing), "dropout": dropout}
+
+
+def check_train_seq2seq(task, steps, seed, length, n_symbols, batch_size, d_model, n_head, d_ff, n_layers, warmup, factor,
+                        label_smoothing, dropout, n_test, progress):
+    check_task(task)
+    length, n_symbols = check_int_range("length", length, 1, 50), check_int_range("n_symbols", n_symbols, 1, 1000)
+    n_test = check_positive_int("n_test", n_test)
+    if n_test > n_symbols**length // 2:
+        raise ValueError(f"n_test = {n_test} is too many: hold out at most half of the {n_symbols**length} possible sources")
+    return {
+        "steps": check_positive_int("steps", steps),
+        "seed": check_int("seed", seed),
+        "batch_size": check_positive_int("batch_size", batch_size),
+        "warmup": check_positive_int("warmup", warmup),
+        "factor": check_real("factor", factor, 0, low_open=True, allowed="a positive finite number"),
+        "label_smoothing": check_fraction("label_smoothing", label_smoothing),
+        "dropout": check_fraction("dropout", dropout),
+        "progress": None if progress is None else check_callable("progress", progress),
+    }  # d_model, n_head, d_ff and n_layers: init_params checks them
+
+
+def check_exact_match(result, beam_width):
+    if not isinstance(result, Seq2SeqTraining):
+        raise TypeError(f"result must be what train_seq2seq returns, got {type(result).__name__}")
+    return {"beam_width": check_positive_int("beam_width", beam_width)}
