@@ -16,7 +16,16 @@ themselves are only the math; ``recording`` lets a caller keep what the
 forward pass computes.
 """
 
-from .compiler import CompiledPattern, compile_pattern
+from .compiler import (
+    GPT2_SMALL,
+    SWITCH,
+    CompiledPattern,
+    compile_pattern,
+    context_needed,
+    describe,
+    phases,
+    shortest_period,
+)
 from .decoding import (
     apply_temperature,
     beam_search,
@@ -35,6 +44,7 @@ from .attend import attend_heads, attention, attention_weights, merge_heads, mha
 from .layers import ffn, layer_norm, linear
 from .loss import cross_entropy
 from .masks import causal_mask, padding_mask
+from .gpt2 import gpt2, gpt2_block
 from .model import causal_self_attention, gpt, transformer_block
 from .positions import position_shift_matrix, positional_encoding, rope
 from .recording import Recorder
@@ -44,7 +54,7 @@ from .gpt_grads import loss_and_grads
 from .training import train
 from .seq2seq_training import train_seq2seq
 from .tokenizer import CHARS, tokenize, untok
-from .trace import Trace, trace
+from .trace import PatternTrace, Trace, trace
 from .weights import (
     EMBED_LABELS,
     LG,

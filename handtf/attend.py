@@ -111,7 +111,7 @@ def merge_heads(x):
 @checked
 # --8<-- [start:attend_heads]
 # [..., n_q, d], [..., n_k, d], [..., n_k, d_v], [..., n_q, n_k] -> [..., n_q, d_v]
-def attend_heads(q, k, v, n_head, mask=None):
+def attend_heads(q, k, v, n_head, mask=None, record=ignore):
     """Split projected queries, keys and values into heads, attend in each head, merge.
 
     Every head uses the same ``mask`` (shape ``[n_q, n_k]`` or ``[n_batch, n_q, n_k]``,
@@ -124,7 +124,7 @@ def attend_heads(q, k, v, n_head, mask=None):
            [0.3845, 0.6155]])
     """
     mask = 0.0 if mask is None else mask[..., None, :, :]  # [..., 1, n_q, n_k], the same mask for every head
-    heads = attention(split_heads(q, n_head), split_heads(k, n_head), split_heads(v, n_head), mask)
+    heads = attention(split_heads(q, n_head), split_heads(k, n_head), split_heads(v, n_head), mask, record)
     return merge_heads(heads)  # [..., n_head, n_q, d_v/n_head] -> [..., n_q, d_v]
 # --8<-- [end:attend_heads]
 
@@ -132,7 +132,7 @@ def attend_heads(q, k, v, n_head, mask=None):
 @checked
 # --8<-- [start:mha]
 # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
-def mha(x, c_attn, c_proj, n_head):
+def mha(x, c_attn, c_proj, n_head, record=ignore):
     """GPT-2's causal multi-head self-attention.
 
     ``c_attn`` maps ``n_embd`` to ``3 * n_embd`` (queries, keys and values side
@@ -149,7 +149,7 @@ def mha(x, c_attn, c_proj, n_head):
     qkv = linear(x, **c_attn)  # [..., n_seq, n_embd] -> [..., n_seq, 3*n_embd]
     q, k, v = np.split(qkv, 3, axis=-1)  # -> 3 of [..., n_seq, n_embd]
     mask = causal_mask(x.shape[-2], qkv.dtype)  # [n_seq, n_seq]
-    x = attend_heads(q, k, v, n_head, mask)  # -> [..., n_seq, n_embd]
+    x = attend_heads(q, k, v, n_head, mask, record)  # -> [..., n_seq, n_embd]
     return linear(x, **c_proj)  # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
 # --8<-- [end:mha]
 
@@ -226,13 +226,13 @@ def check_merge_heads(x):
     return {"x": check_array("x", x, min_ndim=3, floating=False, shape="[..., n_head, n_seq, d_head]")}
 
 
-def check_attend_heads(q, k, v, n_head, mask):
+def check_attend_heads(q, k, v, n_head, mask, record):
     q, k, v, scores_shape = check_query_key(q, k, v)
     n_head = check_n_head(n_head, q.shape[-1], name="d_k, the last axis of q and k")
     check_n_head(n_head, v.shape[-1], name="d_v, the last axis of v")
     if mask is not None and np.ndim(mask) < 2:
         raise ValueError(f"mask must have shape [..., n_q, n_k], got shape {np.shape(mask)}")
-    return {"q": q, "k": k, "v": v, "n_head": n_head, "mask": check_mask(mask, scores_shape)}
+    return {"q": q, "k": k, "v": v, "n_head": n_head, "mask": check_mask(mask, scores_shape), "record": check_callable("record", record)}
 
 
 def check_self_attention(x, c_attn, c_proj):
@@ -246,9 +246,9 @@ def check_self_attention(x, c_attn, c_proj):
     }
 
 
-def check_mha(x, c_attn, c_proj, n_head):
+def check_mha(x, c_attn, c_proj, n_head, record):
     checked_args = check_self_attention(x, c_attn, c_proj)
-    return checked_args | {"n_head": check_n_head(n_head, checked_args["x"].shape[-1])}
+    return checked_args | {"n_head": check_n_head(n_head, checked_args["x"].shape[-1]), "record": check_callable("record", record)}
 
 
 def check_multi_head_attention(x, memory, c_q, c_k, c_v, c_proj, n_head, mask):

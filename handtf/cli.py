@@ -6,6 +6,7 @@ import os
 import sys
 
 from . import cli_train
+from .compiler import compile_pattern, describe
 from .evaluate import MAX_LEN, PATTERN, evaluate, verify
 from .inference import MAX_NEW_TOKENS, complete, context_window, explain_rows, format_explanation
 from .tokenizer import tokenize
@@ -81,9 +82,26 @@ def build_parser():
 
     p = commands.add_parser("verify", help="check every valid (aab)* context up to a length")
     p.add_argument("--max-len", type=_max_len, default=30, help=f"longest context to check (default 30, at most {MAX_LEN:,})")
+    p.add_argument("--pattern", help="check a model compiled for this pattern instead, e.g. abcab")
+
+    p = commands.add_parser("compile", help="design GPT-2 weights for any repeating pattern and check them")
+    p.add_argument("pattern", help="the characters to repeat, e.g. abcab")
+    p.add_argument("--n-ctx", type=_whole_number, default=None, help="the context window (default: the k the pattern needs)")
+    p.add_argument("--max-len", type=_max_len, default=30, help=f"longest context to check (default 30, at most {MAX_LEN:,})")
 
     cli_train.add_parser(commands)
     return parser
+
+
+def _verify(max_len, model=None):
+    """Print verify's result; return the exit code."""
+    result = verify(max_len) if model is None else verify(max_len, model)
+    shortest = 2 if model is None else model.k
+    print(f"checked {result.checked} contexts of length {shortest} to {max_len}: {result.correct} correct")
+    print(f"smallest logit margin: {result.min_margin:g}")
+    for context, expected in result.failures:
+        print(f"wrong: {context} -> expected {expected}")
+    return 0 if result.passed else 1
 
 
 def run(args):
@@ -103,13 +121,13 @@ def run(args):
         if result.mistakes:
             print("mispredicted positions: " + ", ".join(map(str, result.mistakes)))
         return 0 if not result.mistakes else 1
-    elif args.command == "verify":
-        result = verify(args.max_len)
-        print(f"checked {result.checked} contexts of length 2 to {args.max_len}: {result.correct} correct")
-        print(f"smallest logit margin: {result.min_margin:g}")
-        for context, expected in result.failures:
-            print(f"wrong: {context} -> expected {expected}")
-        return 0 if result.passed else 1
+    elif args.command == "verify" and args.pattern is None:
+        return _verify(args.max_len)
+    elif args.command in ("verify", "compile"):
+        model = compile_pattern(args.pattern, n_ctx=getattr(args, "n_ctx", None))
+        if args.command == "compile":
+            print(describe(model))
+        return _verify(args.max_len, model)
     elif args.command == "train":
         return cli_train.run(args)
     return 0
@@ -122,10 +140,13 @@ def main(argv=None):
     stdout that cannot be written (``> /dev/full``) 120 (what Python itself
     uses when the final flush fails), running out of memory 1, Ctrl-C 130.
     """
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     try:
         code = run(args)
         sys.stdout.flush()  # write now, while errors can still be caught
+    except (ValueError, TypeError) as error:  # a pattern the design cannot take, or a max_len below its k
+        parser.error(str(error))
     except BrokenPipeError:
         code = _quiet_stdout(141)
     except OSError as error:

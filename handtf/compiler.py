@@ -18,7 +18,7 @@ Every number in it follows from one of three rules:
   character that comes next.
 
 So the right logit is exactly ``LG`` and every other exactly 0, in float32 and
-float64 alike. The model never outgrows GPT-2 small (:data:`GPT2_SMALL`), which
+float64 alike. The model never outgrows GPT-2 small (``GPT2_SMALL``), which
 sets the limits: at most 12 heads (so the last 12 characters must decide the
 next), 768 embedding columns and 3072 feed-forward units (one per phase).
 """
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .checks import check_int
+from .checks import check_float_dtype, check_int, checked
 from .weights import as_dtype
 
 LG = 1024  # the score of the wanted key, and the logit of the right answer
@@ -69,11 +69,12 @@ class CompiledPattern:
 
     def __repr__(self):
         return (
-            f"CompiledPattern({_short(self.pattern)!r}: chars={''.join(self.chars)!r}, k={self.k}, "
+            f"CompiledPattern({_short(self.pattern)!r}: chars={_short(''.join(self.chars))!r}, k={self.k}, "
             f"n_ctx={self.n_ctx}, n_head={self.n_head}, n_embd={self.n_embd}, n_hidden={len(self.hidden_labels)})"
         )
 
 
+@checked
 # --8<-- [start:shortest_period]
 def shortest_period(pattern):
     """The shortest string whose repetition is ``pattern``: ``"abab"`` -> ``"ab"``.
@@ -86,6 +87,7 @@ def shortest_period(pattern):
 # --8<-- [end:shortest_period]
 
 
+@checked
 # --8<-- [start:context_needed]
 def context_needed(pattern):
     """The smallest ``k`` such that the last ``k`` characters of ``pattern``'s repetition decide the next.
@@ -112,6 +114,7 @@ def _common_start(a, b):
     return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
 
 
+@checked
 def compile_pattern(pattern, n_ctx=None, dtype=np.float64):
     """Hand-set GPT-2 weights that continue the repetition of ``pattern``.
 
@@ -125,13 +128,9 @@ def compile_pattern(pattern, n_ctx=None, dtype=np.float64):
     >>> sorted(model.weights["blocks"][0])
     ['attn', 'mlp']
     """
-    chars, pattern = _check_pattern(pattern)
-    k = context_needed(pattern)
+    pattern = shortest_period(pattern)  # "abab" -> "ab"
+    chars, k = tuple(sorted(set(pattern))), context_needed(pattern)
     n_ctx = k if n_ctx is None else n_ctx
-    _check_fits(pattern, chars, k, n_ctx)
-    dtype = np.dtype(dtype)
-    if dtype.kind != "f" or dtype.itemsize < 4:
-        raise TypeError(f"dtype must be float32 or float64, got {dtype}")
     layout = Layout(chars, k, n_ctx)
     weights = {
         "wte": layout.token_embeddings(),  # [n_vocab, n_embd]
@@ -150,6 +149,7 @@ def compile_pattern(pattern, n_ctx=None, dtype=np.float64):
     )
 
 
+@checked
 # --8<-- [start:phases]
 def phases(pattern, k):
     """Each phase of the repetition: its last ``k`` characters and the one that comes next.
@@ -238,8 +238,11 @@ class Layout:
     # --8<-- [end:lookup_table]
 
 
-def _check_pattern(pattern):
-    """The sorted alphabet and the shortest period of ``pattern``, or a clear error."""
+# The boundary (see handtf.checks): what each function above accepts.
+
+
+def check_pattern(pattern):
+    """The sorted alphabet and the shortest period of ``pattern``, or a clear error about what the design cannot take."""
     if not isinstance(pattern, str):
         raise TypeError(f"pattern must be a str, got {type(pattern).__name__}")
     if not pattern:
@@ -250,7 +253,7 @@ def _check_pattern(pattern):
                 f"{char!r} at position {position} cannot be a token; "
                 "pattern characters must be printable and not spaces"
             )
-    pattern = shortest_period(pattern)
+    pattern = shortest_period.__wrapped__(pattern)
     chars = tuple(sorted(set(pattern)))
     if len(chars) > MAX_CHARS:
         raise ValueError(
@@ -288,3 +291,58 @@ def _check_fits(pattern, chars, k, n_ctx):
             f"({name})* with n_ctx = {n_ctx} needs n_embd = {layout.n_embd} ({k} heads of {layout.d_head} columns); "
             f"the design supports at most {GPT2_SMALL['n_embd']} (GPT-2 small's)"
         )
+
+
+def describe(model, max_rows=20):
+    """The design of a compiled pattern in a few lines, as ``python -m handtf compile`` prints it.
+
+    >>> print(describe(compile_pattern("aab")))
+    pattern (aab)*: period 3, characters 'ab'
+    the last k = 2 characters decide the next: 2 heads, one per look-back offset 0..1
+    n_ctx = 2, n_embd = 8 (2 heads of d_head = 4), 3 feed-forward units, one per phase
+    lookup table (last 2 characters -> next):
+      aa -> b
+      ab -> a
+      ba -> a
+    """
+    lines = [
+        f"pattern ({_short(model.pattern)})*: period {len(model.pattern)}, characters {_short(''.join(model.chars))!r}",
+        f"the last k = {model.k} characters decide the next: {model.n_head} heads, one per look-back offset 0..{model.k - 1}",
+        f"n_ctx = {model.n_ctx}, n_embd = {model.n_embd} ({model.n_head} heads of d_head = {model.d_head}), "
+        f"{len(model.hidden_labels)} feed-forward units, one per phase",
+        f"lookup table (last {model.k} characters -> next):",
+    ]
+    rows = sorted(model.table.items())
+    lines += [f"  {window} -> {nxt}" for window, nxt in rows[:max_rows]]
+    if len(rows) > max_rows:
+        lines.append(f"  ... and {len(rows) - max_rows} more")
+    return "\n".join(lines)
+
+
+def check_text(pattern):
+    """A non-empty str (any characters): what shortest_period and context_needed accept."""
+    if not isinstance(pattern, str):
+        raise TypeError(f"pattern must be a str, got {type(pattern).__name__}")
+    if not pattern:
+        raise ValueError("pattern is empty; give the characters to repeat, e.g. 'aab'")
+
+
+check_shortest_period = check_context_needed = check_text
+
+
+def check_phases(pattern, k):
+    check_text(pattern)
+    k = check_int("k", k)
+    if not 1 <= k <= 10 * len(pattern):
+        raise ValueError(f"k must be 1 to {10 * len(pattern)} (ten periods), got {k}")
+    return {"k": k}
+
+
+def check_compile_pattern(pattern, n_ctx, dtype):
+    chars, pattern = check_pattern(pattern)
+    k = context_needed.__wrapped__(pattern)
+    _check_fits(pattern, chars, k, k if n_ctx is None else n_ctx)
+    dtype = check_float_dtype("dtype", dtype)
+    if dtype.itemsize < 4:
+        raise TypeError(f"dtype must be float32 or float64, got {dtype}")
+    return {"dtype": dtype}

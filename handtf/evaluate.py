@@ -9,11 +9,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .checks import check_ids, check_int_range, checked
-from .model import gpt
-from .tokenizer import CHARS, tokenize
-from .weights import MODEL, N_CTX, check_finite_model
+from .compiler import CompiledPattern, check_pattern, context_needed
+from .running import PATTERN, alphabet, context_length, pattern_of, run
+from .tokenizer import tokenize
+from .weights import MODEL, check_finite_model
 
-PATTERN = "aab"
 MAX_LEN = 1_000_000  # verify's upper bound: linear in max_len, a few seconds and ~200 MB at the bound
 MAX_LEN_LISTED = 10_000  # valid_contexts's upper bound: its strings take memory quadratic in max_len
 
@@ -34,13 +34,12 @@ def next_token_logits(token_ids, context_lengths, model=MODEL):
     [[1.0, 1024.0], [1024.0, 1.0]]
     """
     tokens, lengths = np.asarray(token_ids), np.asarray(context_lengths)  # [n_text], [n_contexts]
-    width = min(N_CTX, len(tokens))
+    width = min(context_length(model), len(tokens))
     starts = np.maximum(lengths - width, 0)  # [n_contexts] where each context's window starts
     windows = np.lib.stride_tricks.sliding_window_view(tokens, width)[starts]  # [n_contexts, width]
-    codes = windows @ len(model["wte"]) ** np.arange(width)  # [n_contexts], one number per window
-    _, first, which = np.unique(codes, return_index=True, return_inverse=True)  # [n_distinct] x2, [n_contexts]
-    logits = gpt(windows[first], **model)  # [n_distinct, width, n_vocab]
-    return logits[which, lengths - 1 - starts]  # [n_contexts, n_vocab]
+    _, first, which = np.unique(windows, axis=0, return_index=True, return_inverse=True)  # [n_distinct] x2, [n_contexts]
+    logits = run(model, windows[first])  # [n_distinct, width, n_vocab]
+    return logits[which.ravel(), lengths - 1 - starts]  # [n_contexts, n_vocab]
 # --8<-- [end:next_token_logits]
 
 
@@ -64,14 +63,15 @@ def evaluate(text=PATTERN * 10, model=MODEL):
 
     These are the tutorial's bounds: the first two characters are never
     predicted (one token cannot tell the phase of ``aab``) and neither is the
-    last one.
+    last one. For a compiled pattern the first ``k`` are skipped, the
+    characters it needs to decide.
 
     >>> result = evaluate("aab" * 10)
     >>> result.correct, result.total, result.accuracy
     (27, 27, 1.0)
     """
-    tokens = tokenize(text)
-    positions = np.arange(2, len(tokens) - 1)  # [n_scored] the i whose text[i] is predicted
+    tokens = tokenize(text, alphabet(model))
+    positions = np.arange(context_needed(pattern_of(model)), len(tokens) - 1)  # [n_scored] the i whose text[i] is predicted
     predicted = next_token_logits(tokens, positions, model).argmax(axis=-1)  # [n_scored]
     wrong = positions[predicted != np.asarray(tokens)[positions]]
     return Evaluation(
@@ -88,56 +88,73 @@ class Verification:
 
     checked: int  # how many contexts were predicted
     correct: int
-    min_margin: float  # the smallest logit(expected) - logit(other) seen
+    min_margin: float  # the smallest logit(expected) - largest logit(other) seen
     failures: tuple  # (context, expected next character) pairs the model got wrong
 
     @property
     def passed(self):
         return self.correct == self.checked
 
+    @property
+    def first_failure(self):
+        """The shortest context the model got wrong (the first phase among equals), or ``None``."""
+        return min(self.failures, key=lambda failure: len(failure[0]), default=None)
+
 
 @checked
 # --8<-- [start:verify]
-def valid_contexts(max_len):
+def valid_contexts(max_len, pattern=PATTERN):
     """Every substring of ``(aab)*`` of length 2 to ``max_len``, with the character after it.
 
-    A substring starts in one of three phases (``aab``, ``aba``, ``baa``).
+    A substring starts in one of three phases (``aab``, ``aba``, ``baa``). For
+    another pattern the lengths start at the ``k`` it needs
+    (:func:`handtf.compiler.context_needed`), and there is one phase per
+    character of its shortest period.
 
-    >>> valid_contexts(3)
-    [('aa', 'b'), ('ab', 'a'), ('ba', 'a'), ('aab', 'a'), ('aba', 'a'), ('baa', 'b')]
+    >>> valid_contexts(3)[:3]
+    [('aa', 'b'), ('ab', 'a'), ('ba', 'a')]
     """
-    text = PATTERN * (max_len // len(PATTERN) + 2)
+    text = pattern * (max_len // len(pattern) + 2)
     return [
         (text[phase : phase + length], text[phase + length])
-        for length in range(2, max_len + 1)
-        for phase in range(len(PATTERN))
+        for length in range(context_needed(pattern), max_len + 1)
+        for phase in range(len(pattern))
     ]
 # --8<-- [end:verify]
 
 
 @checked
 # --8<-- [start:verify_all]
-def verify(max_len=30, model=MODEL):
+def verify(max_len=30, model=MODEL, pattern=None):
     """Check that the model predicts the right next token for every valid context.
+
+    ``pattern`` is the model's own by default: ``aab`` for the hand-made
+    model, and a compiled pattern's. Every phase and every length from ``k``
+    to ``max_len`` is checked; the margin is the right logit minus the
+    largest other one.
 
     >>> result = verify(max_len=30)
     >>> result.passed, result.checked, result.min_margin
     (True, 87, 1023.0)
     """
-    text = PATTERN * (max_len // len(PATTERN) + 2)
-    by_phase = [tokenize(text[phase:]) for phase in range(len(PATTERN))]  # one long text per phase
+    pattern = pattern_of(model) if pattern is None else pattern
+    chars, k = alphabet(model), context_needed(pattern)
+    text = pattern * (max_len // len(pattern) + 2)
+    all_tokens = tokenize(text, chars)  # tokenized once; each phase starts further in
     margins, failures = [], []
-    for phase, tokens in enumerate(by_phase):
-        lengths = np.arange(2, max_len + 1)  # [n] context lengths in this phase
+    for phase in range(len(pattern)):
+        tokens = all_tokens[phase:]  # the text started at this phase
+        lengths = np.arange(k, max_len + 1)  # [n] context lengths in this phase
         logits = next_token_logits(tokens, lengths, model)  # [n, n_vocab]
         expected = np.asarray(tokens)[lengths]  # [n]
         rows = np.arange(len(lengths))
-        margin = logits[rows, expected] - logits[rows, 1 - expected]  # [n]
+        others = np.where(np.eye(len(chars), dtype=bool)[expected], -np.inf, logits)  # [n, n_vocab] without the right one
+        margin = logits[rows, expected] - others.max(axis=-1)  # [n], +inf with a single character
         margins.append(margin)
         failures += [
-            (text[phase : phase + n], CHARS[e]) for n, e, m in zip(lengths, expected, margin) if not m > 0
+            (text[phase : phase + n], chars[e]) for n, e, m in zip(lengths, expected, margin) if not m > 0
         ]  # a NaN margin is a failure too
-    margins = np.concatenate(margins)  # [3 * (max_len - 1)]
+    margins = np.concatenate(margins)  # [n_phases * (max_len - k + 1)]
     return Verification(
         checked=len(margins),
         correct=len(margins) - len(failures),
@@ -151,10 +168,10 @@ def verify(max_len=30, model=MODEL):
 
 
 def check_next_token_logits(token_ids, context_lengths, model):
-    model = check_finite_model(model)
+    model = check_model_kind(model)
     if np.ndim(token_ids) != 1 or np.size(token_ids) == 0:
         raise ValueError(f"token_ids must be a non-empty sequence of shape [n_text], got shape {np.shape(token_ids)}")
-    tokens = check_ids("token_ids", token_ids, n_vocab=len(model["wte"]), ndims=(1,))  # [n_text]
+    tokens = check_ids("token_ids", token_ids, n_vocab=len(alphabet(model)), ndims=(1,))  # [n_text]
     lengths = np.asarray(context_lengths)  # [n_contexts]
     if lengths.ndim != 1:
         raise ValueError(f"context_lengths must have shape [n_contexts], got shape {lengths.shape}")
@@ -167,20 +184,37 @@ def check_next_token_logits(token_ids, context_lengths, model):
     return {"token_ids": tokens, "context_lengths": lengths.astype(np.int64), "model": model}
 
 
+def check_model_kind(model):
+    """The hand-made model's dict (checked) or a compiled pattern."""
+    return model if isinstance(model, CompiledPattern) else check_finite_model(model)
+
+
 def check_evaluate(text, model):
-    n = len(tokenize(text))
-    if n < 4:
-        raise ValueError(f"text must have at least 4 characters to score one prediction, got {n}")
-    return {"model": check_finite_model(model)}
+    model = check_model_kind(model)
+    n, least = len(tokenize(text, alphabet(model))), context_needed(pattern_of(model)) + 2
+    if n < least:
+        raise ValueError(f"text must have at least {least} characters to score one prediction, got {n}")
+    return {"model": model}
 
 
-def check_valid_contexts(max_len):
+def check_max_len(max_len, k, high, why):
+    max_len = check_int_range("max_len", max_len, k, None, " (the shortest valid context)")
+    return check_int_range("max_len", max_len, k, high, why)
+
+
+def check_valid_contexts(max_len, pattern):
+    _, pattern = check_pattern(pattern)
     why = " (MAX_LEN_LISTED: valid_contexts's strings take memory that grows with max_len squared)"
-    max_len = check_int_range("max_len", max_len, 2, None, " (the shortest valid context)")
-    return {"max_len": check_int_range("max_len", max_len, 2, MAX_LEN_LISTED, why)}
+    return {"max_len": check_max_len(max_len, context_needed(pattern), MAX_LEN_LISTED, why), "pattern": pattern}
 
 
-def check_verify(max_len, model):
-    max_len = check_int_range("max_len", max_len, 2, None, " (the shortest valid context)")
-    max_len = check_int_range("max_len", max_len, 2, MAX_LEN, " (MAX_LEN, verify's upper bound)")
-    return {"max_len": max_len, "model": check_finite_model(model)}
+def check_verify(max_len, model, pattern):
+    model = check_model_kind(model)
+    _, pattern = check_pattern(pattern_of(model) if pattern is None else pattern)
+    extra = sorted(set(pattern) - set(alphabet(model)))
+    if extra:
+        raise ValueError(
+            f"pattern {pattern!r} has characters the model has no token for: {', '.join(map(repr, extra))}"
+        )
+    max_len = check_max_len(max_len, context_needed(pattern), MAX_LEN, " (MAX_LEN, verify's upper bound)")
+    return {"max_len": max_len, "model": model, "pattern": pattern}

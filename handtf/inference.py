@@ -3,27 +3,32 @@
 The model has ``N_CTX = 5`` positions, so it only ever sees the **last five
 tokens** of a context; anything earlier is dropped before the forward pass
 (as in the tutorial). For ``(aab)*`` two tokens are enough to decide.
+
+Every function also takes a compiled pattern (:func:`handtf.compile_pattern`)
+as ``model``: it then reads the pattern's alphabet and sees its ``n_ctx``
+tokens (:mod:`handtf.running`).
 """
 
 import numpy as np
 
 from .activations import softmax
 from .checks import check_int_range, checked
-from .model import gpt
-from .tokenizer import CHARS, tokenize, untok
-from .weights import MODEL, N_CTX, check_finite_model
+from .compiler import CompiledPattern
+from .running import alphabet, context_length, run
+from .tokenizer import allowed, tokenize, untok
+from .weights import MODEL, check_finite_model
 
 MAX_NEW_TOKENS = 1_000_000  # complete's upper bound: each token costs the same, about 0.1-0.2 ms
 
 
 @checked
-def context_window(context):
+def context_window(context, model=MODEL):
     """The token ids the model sees for ``context``: its last ``N_CTX`` tokens.
 
     >>> context_window("aabaabaa")
     [0, 0, 1, 0, 0]
     """
-    return tokenize(context)[-N_CTX:]
+    return tokenize(context, alphabet(model))[-context_length(model) :]
 
 
 @checked
@@ -34,9 +39,9 @@ def next_token_probs(context, model=MODEL):
     >>> next_token_probs("aabaa")
     {'a': 0.0, 'b': 1.0}
     """
-    logits = gpt(np.array(context_window(context)), **model)  # [n_seq, n_vocab]
+    logits = run(model, np.array(context_window(context, model)))  # [n_seq, n_vocab]
     probs = softmax(logits[-1])  # [n_vocab], the last row predicts what follows
-    return {char: float(p) for char, p in zip(CHARS, probs)}
+    return {char: float(p) for char, p in zip(alphabet(model), probs)}
 # --8<-- [end:next_token_probs]
 
 
@@ -67,11 +72,12 @@ def complete(context, max_new_tokens=10, model=MODEL):
     >>> complete("ba", max_new_tokens=4)
     'baabaa'
     """
-    tokens = tokenize(context)  # [n_context] token ids, growing by one per step
+    chars, n_ctx = alphabet(model), context_length(model)
+    tokens = tokenize(context, chars)  # [n_context] token ids, growing by one per step
     for _ in range(max_new_tokens):
-        logits = gpt(np.array(tokens[-N_CTX:]), **model)  # [n_seq, n_vocab], the model sees the last N_CTX tokens
+        logits = run(model, np.array(tokens[-n_ctx:]))  # [n_seq, n_vocab], the model sees the last n_ctx tokens
         tokens.append(int(np.argmax(logits[-1])))  # the most likely next token (the lower id among equals)
-    return context + "".join(untok(token) for token in tokens[len(context) :])
+    return context + "".join(untok(token, chars) for token in tokens[len(context) :])
 # --8<-- [end:complete]
 
 
@@ -84,13 +90,13 @@ def explain_rows(context, model=MODEL):
     >>> explain_rows("ab")[1]
     {'token': 'b', 'next': 'a', 'probs': (1.0, 0.0), 'logits': (1024.0, 1.0)}
     """
-    tokens = context_window(context)
-    logits = gpt(np.array(tokens), **model)  # [n_seq, n_vocab]
+    tokens, chars = context_window(context, model), alphabet(model)
+    logits = run(model, np.array(tokens))  # [n_seq, n_vocab]
     probs = softmax(logits)  # [n_seq, n_vocab]
     return [
         {
-            "token": untok(token),
-            "next": untok(int(np.argmax(row_probs))),
+            "token": untok(token, chars),
+            "next": untok(int(np.argmax(row_probs)), chars),
             "probs": tuple(float(p) for p in row_probs),
             "logits": tuple(float(x) for x in row_logits),
         }
@@ -110,29 +116,38 @@ def explain(context, model=MODEL):
     a      a     1.000  0.000    1025.0       0.0
     a      b     0.000  1.000       1.0    1024.0
     """
-    return format_explanation(explain_rows(context, model))
+    return format_explanation(explain_rows(context, model), alphabet(model))
 
 
-def format_explanation(rows):
-    """:func:`explain`'s table for rows made by :func:`explain_rows`."""
-    lines = ["token  next   p(a)   p(b)  logit(a)  logit(b)"]
+def format_explanation(rows, chars=("a", "b")):
+    """:func:`explain`'s table for rows made by :func:`explain_rows`: one p(c) and one logit(c) column per character."""
+    lines = [" ".join([f"{'token':<6}", f"{'next':<4}", *(f"p({c})".rjust(6) for c in chars), *(f"logit({c})".rjust(9) for c in chars)])]
     for row in rows:
-        (p_a, p_b), (logit_a, logit_b) = row["probs"], row["logits"]
-        lines.append(f"{row['token']:<6} {row['next']:<4} {p_a:6.3f} {p_b:6.3f} {logit_a:9.1f} {logit_b:9.1f}")
+        numbers = [f"{p:6.3f}" for p in row["probs"]] + [f"{z:9.1f}" for z in row["logits"]]
+        lines.append(" ".join([f"{row['token']:<6}", f"{row['next']:<4}", *numbers]))
     return "\n".join(lines)
 
 
 # The boundary (see handtf.checks): what each function above accepts.
 
 
-def check_context_window(context):
-    if not tokenize(context):
-        raise ValueError("context is empty; the model needs at least one token ('a' or 'b')")
+def check_context_window(context, model):
+    if not isinstance(model, CompiledPattern):
+        model = check_finite_model(model)
+    chars = alphabet(model)
+    n = len(tokenize(context, chars))
+    if not n:
+        raise ValueError(f"context is empty; the model needs at least one token ({allowed(chars).replace(' and ', ' or ')})")
+    if isinstance(model, CompiledPattern) and n < model.k:
+        raise ValueError(
+            f"context {context!r} is too short: the last {model.k} characters of ({model.pattern})* decide the next, "
+            f"got {n}"
+        )
+    return {"model": model}
 
 
 def check_next_token_probs(context, model):
-    check_context_window(context)
-    return {"model": check_finite_model(model)}
+    return check_context_window(context, model)
 
 
 check_predict = check_explain_rows = check_explain = check_next_token_probs

@@ -10,6 +10,7 @@ import numpy as np
 
 from .activations import gelu
 from .checks import check_array, check_callable, check_dense, check_real, check_vector, checked, dense_width
+from .recording import ignore
 
 
 @checked
@@ -49,7 +50,7 @@ def layer_norm(x, g, b, eps=1e-5):
 @checked
 # --8<-- [start:ffn]
 # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
-def ffn(x, c_fc, c_proj, activation=gelu):
+def ffn(x, c_fc, c_proj, activation=gelu, record=ignore):
     """The position-wise feed-forward network: widen, apply ``activation``, project back.
 
     Each row (position) goes through the same two layers on its own. ``c_fc``
@@ -62,7 +63,9 @@ def ffn(x, c_fc, c_proj, activation=gelu):
     array([[3.],
            [2.]])
     """
-    hidden = activation(linear(x, **c_fc))  # [..., n_seq, n_embd] -> [..., n_seq, n_hidden]
+    pre_activation = linear(x, **c_fc)  # [..., n_seq, n_embd] -> [..., n_seq, n_hidden]
+    hidden = activation(pre_activation)  # [..., n_seq, n_hidden]
+    record(pre_activation=pre_activation, hidden=hidden)
     return linear(hidden, **c_proj)  # [..., n_seq, n_hidden] -> [..., n_seq, n_embd]
 # --8<-- [end:ffn]
 
@@ -90,7 +93,7 @@ def check_layer_norm(x, g, b, eps):
     return {"x": x, "g": g, "b": b, "eps": eps}
 
 
-def check_ffn(x, c_fc, c_proj, activation):
+def check_ffn(x, c_fc, c_proj, activation, record):
     x = check_array("x", x, min_ndim=1, shape="[..., n_seq, n_embd]")
     n_embd, n_hidden = x.shape[-1], dense_width("c_fc", c_fc)
     return {
@@ -98,4 +101,5 @@ def check_ffn(x, c_fc, c_proj, activation):
         "c_fc": check_dense("c_fc", c_fc, n_embd, n_hidden),  # w: [n_embd, n_hidden], usually n_hidden = 4 * n_embd
         "c_proj": check_dense("c_proj", c_proj, n_hidden, n_embd),  # w: [n_hidden, n_embd], back to the input's width
         "activation": check_callable("activation", activation),
+        "record": check_callable("record", record),
     }

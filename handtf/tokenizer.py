@@ -9,8 +9,8 @@ CHARS = ("a", "b")  # token id -> character
 
 @checked
 # --8<-- [start:tokenize]
-def tokenize(text):
-    """Turn a string of ``a`` and ``b`` into token ids.
+def tokenize(text, chars=CHARS):
+    """Turn a string into token ids: each character's index in ``chars`` (``a`` and ``b`` by default).
 
     >>> tokenize("aabaa")
     [0, 0, 1, 0, 0]
@@ -20,38 +20,57 @@ def tokenize(text):
     Traceback (most recent call last):
     ...
     ValueError: 'c' at position 2 is not a token; the allowed characters are 'a' and 'b'
+    >>> tokenize("abc", chars=("a", "b", "c"))  # a compiled pattern's alphabet
+    [0, 1, 2]
     """
-    return [CHARS.index(char) for char in text]
+    return [chars.index(char) for char in text]
 # --8<-- [end:tokenize]
 
 
 @checked
 # --8<-- [start:untok]
-def untok(token):
+def untok(token, chars=CHARS):
     """Turn one token id back into its character.
 
-    >>> untok(0), untok(1)
-    ('a', 'b')
+    >>> untok(0), untok(1), untok(2, chars=("a", "b", "c"))
+    ('a', 'b', 'c')
     """
-    return CHARS[token]
+    return chars[token]
 # --8<-- [end:untok]
 
 
 # The boundary (see handtf.checks): what each function above accepts.
 
 
-def check_tokenize(text):
+def check_chars(chars):
+    """An alphabet: a tuple of distinct one-character strings (a str is read as its characters)."""
+    chars = tuple(chars) if isinstance(chars, (str, tuple, list)) else None
+    if not chars or any(not isinstance(c, str) or len(c) != 1 for c in chars) or len(set(chars)) != len(chars):
+        raise ValueError(f"chars must be distinct single characters, such as ('a', 'b'), got {chars!r}")
+    return chars
+
+
+def allowed(chars):
+    """``'a' and 'b'``, or ``'a', 'b' and 'c'``"""
+    quoted = [repr(c) for c in chars]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def check_tokenize(text, chars):
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
-    bad = next((position for position, char in enumerate(text) if char not in CHARS), None)
+    chars = check_chars(chars)
+    bad = next((position for position, char in enumerate(text) if char not in chars), None)
     if bad is not None:
-        raise ValueError(
-            f"{text[bad]!r} at position {bad} is not a token; the allowed characters are {' and '.join(map(repr, CHARS))}"
-        )
+        raise ValueError(f"{text[bad]!r} at position {bad} is not a token; the allowed characters are {allowed(chars)}")
+    return {"chars": chars}
 
 
-def check_untok(token):
+def check_untok(token, chars):
     if isinstance(token, bool) or not hasattr(token, "__index__"):
         raise TypeError(f"token must be an integer id, got {type(token).__name__}")
-    if not 0 <= token < len(CHARS):
-        raise ValueError(f"token must be 0 ('a') or 1 ('b'), got {token}")
+    chars = check_chars(chars)
+    if not 0 <= token < len(chars):
+        ids = " or ".join(f"{i} ({c!r})" for i, c in enumerate(chars)) if len(chars) <= 3 else f"0..{len(chars) - 1}"
+        raise ValueError(f"token must be {ids}, got {token}")
+    return {"chars": chars}

@@ -11,9 +11,11 @@ import numpy as np
 
 from .activations import softmax
 from .checks import checked
-from .inference import context_window
-from .model import check_model, gpt
+from .compiler import CompiledPattern
+from .inference import check_context_window, context_window
+from .model import check_model
 from .recording import Recorder
+from .running import alphabet, run
 from .tokenizer import untok
 from .weights import MODEL
 
@@ -61,6 +63,33 @@ class Trace:
         return "".join(untok(int(i)) for i in np.argmax(self.probs, axis=-1))
 
 
+@dataclass(frozen=True)
+class PatternTrace:
+    """The intermediates of one forward pass of a compiled pattern (:func:`handtf.compile_pattern`)."""
+
+    context: str  # the tokens the model saw, as text
+    chars: tuple  # the model's alphabet
+    tokens: np.ndarray  # [n_seq] token ids
+    embedding: np.ndarray  # [n_seq, n_embd] wte[tokens] + wpe[:n_seq]
+    scores: np.ndarray  # [n_head, n_seq, n_seq] q @ k^T in each head
+    scaled_scores: np.ndarray  # [n_head, n_seq, n_seq] divided by sqrt(d_head)
+    mask: np.ndarray  # [1, n_seq, n_seq] the causal mask, the same for every head
+    masked_scores: np.ndarray  # [n_head, n_seq, n_seq]
+    attention_weights: np.ndarray  # [n_head, n_seq, n_seq] one row of weights per head and position
+    attention_output: np.ndarray  # [n_head, n_seq, d_head] each head's weighted values
+    attention_residual: np.ndarray  # [n_seq, n_embd] embedding + c_proj(heads side by side)
+    pre_activation: np.ndarray  # [n_seq, n_hidden] linear(attention_residual, **c_fc)
+    hidden: np.ndarray  # [n_seq, n_hidden] gelu(pre_activation)
+    residual: np.ndarray  # [n_seq, n_embd] attention_residual + linear(hidden, **c_proj)
+    logits: np.ndarray  # [n_seq, n_vocab] residual @ wte^T
+    probs: np.ndarray  # [n_seq, n_vocab] softmax(logits)
+
+    @property
+    def predictions(self):
+        """The predicted next character after each prefix of the window (rows shorter than ``k`` are guesses)."""
+        return "".join(untok(int(i), self.chars) for i in np.argmax(self.probs, axis=-1))
+
+
 @checked
 # --8<-- [start:trace]
 def trace(context, model=MODEL):
@@ -70,9 +99,14 @@ def trace(context, model=MODEL):
     >>> t.embedding.shape, t.qkv.shape, t.attention_weights.shape, t.logits.shape
     ((5, 8), (5, 24), (5, 5), (5, 2))
     """
-    tokens = np.array(context_window(context))  # [n_seq]
+    tokens = np.array(context_window(context, model))  # [n_seq]
     record = Recorder()
-    logits = gpt(tokens, **model, record=record)  # [n_seq, n_vocab], every step kept in record.arrays
+    logits = run(model, tokens, record=record)  # [n_seq, n_vocab], every step kept in record.arrays
+    if isinstance(model, CompiledPattern):  # several heads and a feed-forward network: another set of steps
+        return PatternTrace(
+            context="".join(untok(int(t), model.chars) for t in tokens), chars=model.chars, tokens=tokens,
+            **{name: arrays[0] for name, arrays in record.arrays.items()}, logits=logits, probs=softmax(logits),
+        )
     return Trace(
         context="".join(untok(int(t)) for t in tokens),
         tokens=tokens,
@@ -87,6 +121,8 @@ def trace(context, model=MODEL):
 
 
 def check_trace(context, model):
+    if isinstance(model, CompiledPattern):
+        return check_context_window(context, model)  # a context of at least k tokens of its alphabet
     n_seq = len(context_window(context))  # refuses an empty context or a character that is not a token
     model = check_model(model)
     if n_seq > model["wpe"].shape[0]:

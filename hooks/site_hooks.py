@@ -74,6 +74,29 @@ def without_remote_scripts(html_text):
     return _SCRIPT.sub(keep, html_text)
 
 
+# mkdocs-jupyter inlines JupyterLab's whole stylesheet (about 570 KB) into every
+# notebook page, and nbconvert gives every plot an English placeholder as its alt
+# text: the stylesheet goes (extra.css draws the cells like the site's code), and
+# each plot is described by the paragraph that introduces it, in the page's language.
+_JUPYTER_STYLE = re.compile(r"<style[^>]*>(?:(?!</style>).)*?(?:--jp-|\.jp-|highlight-ipynb)(?:(?!</style>).)*</style>", re.DOTALL)
+_NO_ALT = 'alt="No description has been provided for this image"'
+_PARAGRAPH = re.compile(r"<p>(.*?)</p>", re.DOTALL)
+
+
+def without_jupyter_styles(html_text):
+    return _JUPYTER_STYLE.sub("", html_text)
+
+
+def describe_notebook_images(html_text):
+    parts = html_text.split(_NO_ALT)
+    for i in range(1, len(parts)):
+        paragraphs = _PARAGRAPH.findall(parts[i - 1])
+        text = re.sub(r"<[^>]+>", "", paragraphs[-1]) if paragraphs else ""
+        text = " ".join(html.unescape(text).replace("¶", "").split())
+        parts[i - 1] += f'alt="{html.escape(text)}"'
+    return "".join(parts)
+
+
 # mkdocs-jupyter #140: heading ids come from an ASCII-only slugify and the table of
 # contents from Markdown's, so Chinese headings (and headings with code) got links
 # that lead nowhere. Both are redone with the site's slugify; the headings come in
@@ -114,6 +137,7 @@ def on_page_content(content, page, config, files):
 def on_post_page(output, page, config):
     if page.file.src_uri.endswith(".ipynb"):
         output = without_remote_scripts(output)  # only mkdocs-jupyter's: the tests catch any other
+        output = describe_notebook_images(without_jupyter_styles(output))
     output = re.sub(r'\s*<link rel="alternate" href="[^"]*" hreflang="[^"]*">', "", output)
     locale = page.url.split("/", 1)[0]
     if locale in _translations(config):  # Material's "base" is where it reads the index

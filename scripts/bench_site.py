@@ -62,10 +62,13 @@ def children_cpu():
     return usage.ru_utime + usage.ru_stime
 
 
-def timed(command, cwd):
-    """Run ``command``; return its Timing, or exit with its output if it fails."""
+def timed(command, cwd, timeout=WAIT * 4):
+    """Run ``command``; return its Timing, or exit with its output if it fails or takes too long."""
     start, cpu = time.perf_counter(), children_cpu()
-    result = subprocess.run(command, cwd=cwd, env=QUIET, capture_output=True, text=True, timeout=WAIT * 4)
+    try:
+        result = subprocess.run(command, cwd=cwd, env=QUIET, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        sys.exit(f"{' '.join(map(str, command))} took more than {timeout} s ({load()})")
     elapsed = Timing(time.perf_counter() - start, children_cpu() - cpu)
     if result.returncode != 0:
         sys.exit(f"{' '.join(map(str, command))} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
@@ -189,7 +192,7 @@ def main(argv=None):
         if not args.skip_reload:
             print(f"edit -> reloaded page:        {reload_time(ROOT, scratch)}   (goal: at most 5 s wall)", flush=True)
     if not args.skip_tests:
-        suite = timed([sys.executable, "-m", "pytest", "-q"], ROOT)
+        suite = timed([sys.executable, "-m", "pytest", "-q"], ROOT, timeout=WAIT * 12)
         print(f"test suite (python -m pytest): {suite}   (goal: at most 90 s wall)", flush=True)
     print(f"after:  {load()}")
 

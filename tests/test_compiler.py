@@ -239,5 +239,7 @@ def test_bad_input_is_refused_with_a_clear_error(pattern, n_ctx, error, message)
 
 
 def test_bad_dtype_is_refused():
-    with pytest.raises(TypeError, match="dtype must be float32 or float64"):
+    with pytest.raises(TypeError, match="dtype must be a floating-point type"):
         compile_pattern("ab", dtype=np.int64)
+    with pytest.raises(TypeError, match="dtype must be float32 or float64, got float16"):
+        compile_pattern("ab", dtype=np.float16)

@@ -137,3 +137,9 @@ def test_every_image_a_page_shows_exists(page):
     files = [path.partition("#")[0] for path in images(page) if "://" not in path]
     missing = [path for path in files if not (page.parent / path).exists()]
     assert not missing, f"{page.relative_to(DOCS)} shows missing images: {missing}"
+
+
+@pytest.mark.parametrize("page", [p for p in pages() if p.suffix == ".md" and p.parent.name == "concepts"],
+                         ids=lambda p: str(p.relative_to(DOCS)))
+def test_every_concept_page_has_a_figure(page):
+    assert figure_images(page), f"{page.relative_to(DOCS)} shows no figure"

@@ -405,11 +405,12 @@ def test_the_keyboard_edits_a_weight_and_the_url_follows(browser, base_url):
         want["blocks"][0]["attn"]["c_proj"]["w"][7, 6] = 0
         result = handtf.verify(MAX_LEN, want)
         assert f"{result.correct} of {result.checked}" in check_text(page)
-        assert page.evaluate("location.search") == "?edit=c_proj.w.7.6:0"
+        page.wait_for_function("() => location.search === '?edit=c_proj.w.7.6:0'")  # once the edits pause
         assert page.evaluate("document.activeElement.dataset.key") == "c_proj.w.7.6"  # the focus stays on the cell
         # Escape drops an edit; a value that is not a number is refused with a message
         page.keyboard.press("5")
         page.keyboard.press("Escape")
+        page.wait_for_timeout(400)
         assert page.evaluate("location.search") == "?edit=c_proj.w.7.6:0"
         page.keyboard.press("Enter")
         page.keyboard.press("Control+A")
@@ -418,7 +419,7 @@ def test_the_keyboard_edits_a_weight_and_the_url_follows(browser, base_url):
         assert "is not a number" in page.inner_text(".handtf-message")
         page.keyboard.press("Escape")
         page.click(".handtf-reset")
-        assert page.evaluate("location.search") == ""
+        page.wait_for_function("() => location.search === ''")
         assert "smallest margin 1023" in check_text(page)
     finally:
         visit.close()

@@ -104,3 +104,17 @@ def test_notebooks_render_as_pages_showing_their_committed_outputs(built_site, n
     for text in outputs:
         for line in filter(str.strip, text.splitlines()):
             assert html.escape(line.strip(), quote=False) in html_text, f"{line!r} is not on the built page"
+
+
+CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
+CJK_LINE_BREAK = re.compile(rf"[{CJK}][ \t]*\n[ \t]*[{CJK}]")
+VERBATIM = re.compile(r"<(pre|script|style)\b.*?</\1>", re.DOTALL)
+
+
+def test_no_line_break_between_chinese_characters_shows_as_a_space(built_site):
+    """A browser shows a source line break as a space: wrong between two Chinese characters."""
+    found = []
+    for path in sorted((built_site / "zh").rglob("*.html")):
+        text = VERBATIM.sub("", path.read_text(encoding="utf-8"))
+        found += [f"{path.relative_to(built_site)}: {m.group(0)!r}" for m in CJK_LINE_BREAK.finditer(text)]
+    assert not found, "\n".join(found[:20])

@@ -3,6 +3,7 @@
     common.py    matplotlib settings, colours, helpers (heatmap, matrix_figure, ...)
     registry.py  @figure("name"), FIGURES, render, check
     part1.py     the hand-made model (task ... whole model)
+    pattern.py   any pattern, by hand (compiled models)
     concepts.py  the Transformer piece by piece
 
 To add a figure: write a function returning a matplotlib figure in the
@@ -17,7 +18,7 @@ import importlib
 from .common import FIGURE_DIR
 from .registry import FIGURES, SCHEMES, check, files, parse_names, render
 
-PARTS = ("part1", "concepts", "training")  # imported in this order: FIGURES lists their figures in it
+PARTS = ("part1", "pattern", "concepts", "training")  # imported in this order: FIGURES lists their figures in it
 
 for _part in PARTS:
     importlib.import_module(f"{__name__}.{_part}")

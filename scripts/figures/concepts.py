@@ -1,14 +1,16 @@
 """Figures of part 2, the Transformer piece by piece."""
 
+import inspect
 import math
 
 import numpy as np
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 
 import handtf
+from handtf import seq2seq
 
 from .common import (
-    MONO, C, Normalize, bar_values, cell_text, colour_field, label, on, plt, tidy,
+    MONO, C, Diagram, Normalize, bar_values, cell_text, colour_field, heatmap, label, on, plt, tidy,
 )
 from .registry import figure
 
@@ -236,3 +238,196 @@ def beam_search():
     for depth in (0, 1, 2):
         ax.text(3.0 * depth, -3.4, f"t = {depth}", ha="center", va="center", fontsize=9, color=C.muted, **MONO)
     return fig
+
+
+# ---------------------------------------------------------------- the big picture
+
+
+SEQ2SEQ = dict(vocab_src=4, vocab_tgt=6, d_model=8, n_head=2, d_ff=32, n_layers=2, seed=0)  # the encoder-decoder page's model
+SRC_WORDS = ["<pad>", "je", "suis", "étudiant"]
+TGT_WORDS = ["<bos>", "<eos>", "i", "am", "a", "student"]
+
+
+def sublayers(block_function, block_params):
+    """The parameter groups of a block in the order the block's function takes them (self_attn, ln_1, ...)."""
+    return [name for name in inspect.signature(block_function).parameters if name in block_params]
+
+
+@figure("transformer")
+def transformer():
+    """The paper's Figure 1, drawn from the Config and the block functions of handtf.seq2seq."""
+    params = handtf.init_params(**SEQ2SEQ)
+    config = params["config"]
+    d, h, ff = config.d_model, config.n_head, config.d_ff
+    describe = {
+        "self_attn": ("self-attention", f"{h} heads, no mask"),
+        "mlp": ("feed-forward", f"{d} → {ff} → {d}, ReLU"),
+        "cross_attn": ("cross-attention", "q: decoder, k, v: memory"),
+    }
+    masked = ("masked self-attention", f"{h} heads, causal mask")
+    norm = "add & norm" if config.norm == "post" else "norm, then add"
+    columns = [
+        ("encoder", 2.2, sublayers(seq2seq.encoder_block, params["encoder"]["blocks"][0]), "source", "[n_src]"),
+        ("decoder", 6.1, sublayers(seq2seq.decoder_block, params["decoder"]["blocks"][0]), "target, shifted right", "[n_tgt]"),
+    ]
+    height = 8.3
+    dg = Diagram(8.4, height)
+    step = 0.62
+    tops = {}
+    for name, x, groups, tokens, shape in columns:
+        dg.box(f"{name}-tokens", x, 0.45, tokens, shape, width=2.9)
+        dg.box(f"{name}-embed", x, 1.45, f"wte · √{d} + PE", f"[{shape[1:-1]}, {d}]", width=2.9)
+        dg.arrow(dg.top(f"{name}-tokens"), dg.bottom(f"{name}-embed"))
+        y = 2.55
+        first = y
+        previous = f"{name}-embed"
+        for group in groups:
+            if group.startswith("ln_"):
+                dg.box(f"{name}-{group}", x, y, norm, width=2.9, height=0.42, fill=C.warm, fontsize=10, mono=False)
+            else:
+                title, sub = masked if (name, group) == ("decoder", "self_attn") else describe[group]
+                dg.box(f"{name}-{group}", x, y, title, sub, width=2.9, fill=C.cool if group.endswith("attn") else C.box, mono=False)
+            dg.arrow(dg.top(previous), dg.bottom(f"{name}-{group}"))
+            previous = f"{name}-{group}"
+            y += step
+        tops[name] = (y - step, previous)
+        frame_bottom, frame_top = first - 0.42, y - step + 0.38
+        dg.ax.add_patch(FancyBboxPatch((x - 1.72, frame_bottom), 3.44, frame_top - frame_bottom,
+                                       boxstyle="round,pad=0.02,rounding_size=0.15", facecolor="none", edgecolor=C.muted,
+                                       linewidth=1.2, linestyle="--"))
+        side = -1 if name == "encoder" else 1
+        dg.ax.text(x + side * 1.85, (frame_bottom + frame_top) / 2, f"{name} block  × {config.n_layers}", rotation=90,
+                   ha="center", va="center", fontsize=10.5, color=C.ink)
+    # the memory: the encoder's last output, read by every decoder block's cross-attention
+    enc_top, enc_last = tops["encoder"]
+    dg.box("memory", 2.2, enc_top + 1.05, "memory", f"[n_src, {d}]", width=2.0, fill=C.warm)
+    dg.arrow(dg.top(enc_last), dg.bottom("memory"))
+    cross = dg.boxes["decoder-cross_attn"]
+    dg.path([dg.right("memory"), (3.75, enc_top + 1.05), (3.75, cross[1]), dg.left("decoder-cross_attn")], colour=C.red)
+    dg.ax.text(3.85, (enc_top + 1.05 + cross[1]) / 2, "k, v", ha="left", va="center", fontsize=10, color=C.red, **MONO)
+    dec_top, dec_last = tops["decoder"]
+    dg.box("linear", 6.1, dec_top + 0.85, f"linear {d} → {config.vocab_tgt}", "x @ wteᵀ", width=2.9)
+    dg.box("softmax", 6.1, dec_top + 1.65, "softmax", f"next token  [n_tgt, {config.vocab_tgt}]", width=2.9, mono=False)
+    dg.arrow(dg.top(dec_last), dg.bottom("linear"))
+    dg.arrow(dg.top("linear"), dg.bottom("softmax"))
+    dg.ax.text(0.3, height - 0.3, f"Config(d_model={d}, n_head={h},\n       d_ff={ff}, n_layers={config.n_layers},\n"
+               f"       norm={config.norm!r})", ha="left", va="top", fontsize=9.5, color=C.muted, linespacing=1.5, **MONO)
+    return dg.fig
+
+
+@figure("cross-attention")
+def cross_attention():
+    """The first decoder block's cross-attention weights for <bos> i am a student against je suis étudiant."""
+    params = handtf.init_params(**SEQ2SEQ)
+    src, tgt = np.array([1, 2, 3]), np.array([0, 2, 3, 4, 5])
+    memory = handtf.encode(src, params)
+    block = params["decoder"]["blocks"][0]
+    x = seq2seq.embed(tgt, params["decoder"]["wte"])
+    x = seq2seq.post_norm(x, lambda z: handtf.multi_head_attention(z, z, **block["self_attn"], n_head=2, mask=handtf.causal_mask(5)), block["ln_1"])
+    q = handtf.linear(x, **block["cross_attn"]["c_q"])  # [n_tgt, d_model]
+    k = handtf.linear(memory, **block["cross_attn"]["c_k"])  # [n_src, d_model]
+    w = handtf.attention_weights(handtf.split_heads(q, 2), handtf.split_heads(k, 2))  # [n_head, n_tgt, n_src]
+    rows, cols = [TGT_WORDS[i] for i in tgt], [SRC_WORDS[i] for i in src]
+    fig = plt.figure(figsize=(8.4, 4.0))
+    norm = Normalize(-1, 1)
+    for head in range(2):
+        ax = fig.add_axes((0.12 + head * 0.29, 0.06, 0.2, 0.62))
+        heatmap(ax, w[head], rows if head == 0 else [""] * len(rows), cols, f"head {head}", norm=norm)
+    d = fig.add_axes((0.68, 0.0, 0.32, 1.0))
+    d.axis("off")
+    d.set_xlim(0, 2.7)
+    d.set_ylim(0, 4.0)
+    for y, text, sub, fill in [(3.1, "queries", "decoder rows: 5", C.cool), (1.9, "keys, values", "memory rows: 3", C.warm),
+                               (0.7, "weights", "[n_head, 5, 3]", C.box)]:
+        d.add_patch(FancyBboxPatch((0.25, y - 0.3), 2.2, 0.6, boxstyle="round,pad=0.02,rounding_size=0.08",
+                                   facecolor=fill, edgecolor=C.ink, linewidth=1.2))
+        on(d.text(1.35, y + 0.1, text, ha="center", va="center", fontsize=10.5, color=C.ink), fill)
+        on(d.text(1.35, y - 0.14, sub, ha="center", va="center", fontsize=9, color=C.muted), fill)
+    fig.text(0.36, 0.96, "cross-attention: each target row's weights over the source", ha="center", va="top", fontsize=11)
+    return fig
+
+
+FRUITS = ["apple", "banana", "kiwi", "plum"]  # the lookup page's example
+FRUIT_FEATURES = ["red", "yellow", "green", "purple", "sweet", "sour"]
+FRUIT_KEYS = np.array([[1, 0, 0, 0, 0.8, 0.2], [0, 1, 0, 0, 1.0, 0.0], [0, 0, 1, 0, 0.5, 0.5], [0, 0, 0, 1, 0.2, 0.8]])
+FRUIT_PRICES = np.array([3.0, 2.0, 4.0, 5.0])
+
+
+@figure("lookup")
+def lookup():
+    """Attention as a soft lookup: a query scores every key, softmax makes weights, the answer averages the values."""
+    query = 4 * np.array([0, 0, 0, 0, 0, 1.0])  # 4 * sour
+    weights = handtf.attention_weights(query[None, :], FRUIT_KEYS)[0]  # [n_k]
+    answer = float(handtf.attention(query[None, :], FRUIT_KEYS, FRUIT_PRICES[:, None])[0, 0])
+    fig = plt.figure(figsize=(8.4, 3.9))
+    cell = 0.42 / 3.9  # a row's height as a fraction of the figure
+    bottom = 0.1
+    top_row = bottom + 4 * cell
+    norm = Normalize(-1, 1)
+    keys_ax = fig.add_axes((0.1, bottom, 6 * 0.42 / 8.4, 4 * cell))
+    heatmap(keys_ax, FRUIT_KEYS, FRUITS, FRUIT_FEATURES, None, norm=norm)
+    query_ax = fig.add_axes((0.1, top_row + 1.25 * cell, 6 * 0.42 / 8.4, cell))
+    heatmap(query_ax, query[None, :], ["query"], [""] * 6, None, norm=Normalize(-4, 4))
+    query_ax.set_title("4 · sour", fontsize=10, pad=4, **MONO)
+    keys_ax.set_title("keys", fontsize=10, pad=30, **MONO)
+    bars = fig.add_axes((0.52, bottom, 0.2, 4 * cell))
+    bars.barh(range(4), weights, color=C.red, height=0.6)
+    bars.set_ylim(3.5, -0.5)
+    bars.set_xlim(0, 0.75)
+    bars.set_yticks([])
+    bars.set_xticks([])
+    for i, value in enumerate(weights):
+        bars.text(value + 0.02, i, cell_text(value), va="center", ha="left", fontsize=9)
+    bars.set_title("softmax(q·kᵀ/√6)", fontsize=10, **MONO)
+    for side in ("top", "right", "bottom"):
+        bars.spines[side].set_visible(False)
+    values = fig.add_axes((0.8, bottom, 0.42 / 8.4 * 1.6, 4 * cell))
+    heatmap(values, FRUIT_PRICES[:, None], [""] * 4, [""], None, norm=Normalize(-6, 6))
+    values.set_title("values", fontsize=10, pad=4, **MONO)
+    fig.add_artist(FancyArrowPatch((0.43, top_row - 2 * cell), (0.5, top_row - 2 * cell), transform=fig.transFigure,
+                                   arrowstyle="-|>", mutation_scale=14, color=C.muted))
+    fig.text(0.5, 0.94, f"answer = Σ weight × value = {cell_text(answer)}", ha="center", va="top", fontsize=11, **MONO)
+    return fig
+
+
+@figure("feed-forward")
+def feed_forward():
+    """The position-wise feed-forward block of the feed-forward page: 8 -> 32 -> 8, the same weights for every row."""
+    dg = Diagram(8.4, 3.4)
+    d_model, d_ff = 8, 32
+    ys = [2.8, 2.05, 1.3, 0.55]  # x[0] at the top
+    for row, y in enumerate(ys):
+        dg.box(f"x{row}", 0.8, y, f"x[{row}]", f"[{d_model}]", width=1.1, height=0.56, fill=C.warm)
+        dg.box(f"fc{row}", 2.75, y, "c_fc", f"{d_model} → {d_ff}", width=1.5, height=0.56, fill=C.cool)
+        dg.box(f"act{row}", 4.55, y, "ReLU / GELU", f"[{d_ff}]", width=1.6, height=0.56, mono=False)
+        dg.box(f"proj{row}", 6.3, y, "c_proj", f"{d_ff} → {d_model}", width=1.5, height=0.56, fill=C.cool)
+        dg.arrow(dg.right(f"x{row}"), dg.left(f"fc{row}"))
+        dg.arrow(dg.right(f"fc{row}"), dg.left(f"act{row}"))
+        dg.arrow(dg.right(f"act{row}"), dg.left(f"proj{row}"))
+        dg.arrow(dg.right(f"proj{row}"), (7.95, y))
+        dg.ax.text(8.0, y, f"[{d_model}]", ha="left", va="center", fontsize=9, color=C.muted)
+    dg.ax.text(4.2, 3.2, "the same c_fc and c_proj for every position: no row sees another", ha="center", va="center",
+               fontsize=10, color=C.ink)
+    return dg.fig
+
+
+TEACHER = ["<bos>", "i", "am", "a", "student", "<eos>"]  # the encoder-decoder page's target
+
+
+@figure("teacher-forcing")
+def teacher_forcing():
+    """Training input and labels: the target shifted right by one; position t sees tokens 0..t and must predict t + 1."""
+    inputs, labels = TEACHER[:-1], TEACHER[1:]
+    dg = Diagram(8.4, 3.0)
+    for t, (seen, wanted) in enumerate(zip(inputs, labels)):
+        x = 1.55 + t * 1.5
+        dg.box(f"in{t}", x, 0.55, seen, None, width=1.25, height=0.5, fill=C.warm)
+        dg.box(f"dec{t}", x, 1.45, f"t = {t}", None, width=1.25, height=0.5, fill=C.box)
+        dg.box(f"out{t}", x, 2.35, wanted, None, width=1.25, height=0.5, fill=C.cool)
+        dg.arrow(dg.top(f"in{t}"), dg.bottom(f"dec{t}"))
+        dg.arrow(dg.top(f"dec{t}"), dg.bottom(f"out{t}"))
+    dg.ax.text(0.1, 0.55, "input", ha="left", va="center", fontsize=10, color=C.ink)
+    dg.ax.text(0.1, 1.45, "decoder", ha="left", va="center", fontsize=10, color=C.ink)
+    dg.ax.text(0.1, 2.35, "label", ha="left", va="center", fontsize=10, color=C.ink)
+    dg.ax.text(4.55, 2.85, "causal mask: position t sees inputs 0 … t only", ha="center", va="center", fontsize=9.5, color=C.muted)
+    return dg.fig

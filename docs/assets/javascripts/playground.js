@@ -85,6 +85,7 @@ const TEXT = {
 };
 
 const MAX_LEN_LIMIT = 300;
+const URL_DELAY_MS = 150;
 const NEW_TOKENS = 10;
 const LG_STEPS = { min: -3, max: 20, step: 0.25 }; // the slider moves log2(Lg)
 
@@ -684,12 +685,19 @@ function mountPlayground(root, t) {
     }
     drawMaps(root.querySelector(".handtf-intermediates"), trace, Object.keys(intermediates(trace)));
     if (redrawWeights) restore(keepFocus); // last: focusing lays the page out, once every change is made
+    clearTimeout(urlUpdate); // the address bar follows once the edits pause (browsers limit how often it may change)
+    urlUpdate = setTimeout(showStateInURL, URL_DELAY_MS);
+  }
+
+  let urlUpdate = 0;
+  function showStateInURL() {
     const query = stateToQuery(state);
     if (window.location.search !== query) {
       window.history.replaceState(null, "", window.location.pathname + query + window.location.hash);
     }
     for (const link of document.querySelectorAll("a[hreflang]")) {
-      link.href = link.href.split("?")[0] + query; // the other language opens the same model
+      const href = link.href.split("?")[0] + query; // the other language opens the same model
+      if (link.href !== href) link.href = href;
     }
   }
 

@@ -1,0 +1,246 @@
+"""What a reader sees in a browser: legible figures, listings that neither scroll nor
+wrap their output, a copy button that copies runnable code, and light pages.
+
+Every check runs on the built site (the shared ``crawl`` at Playwright's default
+1280 px window, and fresh pages at 390 px), in both languages. Each one fails when
+its defect is put back:
+
+- figures: a figure scaled below 10 CSS px text at 1280 px (e.g. the old 24-column
+  ``c_attn`` at 8 pt in an 8.8 in figure) or below 8 px at 390 px (without the
+  rule in extra.css that keeps 70% of the natural size on phones, ``c_attn``
+  shows 5.5 px text);
+- listings: a 24-column ``show`` printed whole (an output line never wraps, so
+  the block scrolls), or the ``white-space: pre-wrap`` rule removed (17 blocks
+  of the attention page scroll sideways);
+- copy: ``assets/reader/copy-pycon.js`` removed from ``extra_javascript`` (the prompts
+  and outputs are copied);
+- notebook: its page heavier than 300 KB (with mkdocs-jupyter's inline JupyterLab
+  stylesheet it was 703 KB), its heading unlike its nav title, nbconvert's
+  English placeholder as the plot's alt text, or cells without the site's copy
+  button.
+"""
+
+import doctest
+import re
+import sys
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+from browsing import Visit
+from pages import DOCS, ROOT, nav_files, pages
+
+sys.path.insert(0, str(ROOT / "scripts"))
+from figures.common import MIN_FONT_PT  # noqa: E402  (the smallest text any figure may have)
+
+MIN_TEXT_PX = {1280: 10, 390: 8}  # the smallest figure text a reader gets, in CSS px
+PAGE_LIMIT = 300_000  # bytes of HTML per page
+PT = 4 / 3  # CSS px per point: an SVG drawn at 9 pt text shows it at 12 px at natural size
+
+FIGURE_FACTS = """() => [...document.querySelectorAll('.md-content img[src*="assets/figures/"]')]
+    .filter(img => img.getBoundingClientRect().width > 0)  // the variant of the current scheme
+    .map(img => ({src: img.getAttribute('src'), shown: img.getBoundingClientRect().width,
+                  natural: img.naturalWidth}))"""
+
+PAGE_FITS = """() => document.scrollingElement.scrollWidth <= window.innerWidth"""
+
+
+def source_of(url, base_url):
+    """The Markdown file a built page comes from: .../zh/concepts/lookup/ -> docs/concepts/lookup.zh.md."""
+    path = urlparse(url).path[len(urlparse(base_url).path):].strip("/")
+    language = "en"
+    if path == "zh" or path.startswith("zh/"):
+        language, path = "zh", path[3:]
+    stem = DOCS / (path or "index")
+    suffix = ".zh.md" if language == "zh" else ".md"
+    return stem.with_name(stem.name + suffix) if path else DOCS / ("index" + suffix)
+
+
+def figure_pages(crawl):
+    return sorted(url for url, (_, facts) in crawl.items() if any("/assets/figures/" in i["src"] for i in facts["images"]))
+
+
+def small_figures(page, width):
+    problems = []
+    for figure in page.evaluate(FIGURE_FACTS):
+        smallest = MIN_FONT_PT * PT * figure["shown"] / figure["natural"]
+        if smallest < MIN_TEXT_PX[width] - 1e-6:
+            problems.append(f"{figure['src']}: smallest text {smallest:.1f} px")
+    if not page.evaluate(PAGE_FITS):
+        problems.append("the page scrolls sideways")
+    return problems
+
+
+def test_figure_text_is_at_least_10_px_at_1280(crawl):
+    pages = figure_pages(crawl)
+    assert len(pages) >= 20, pages
+    problems = [f"{url}: {p}" for url in pages for p in small_figures(crawl[url][0].page, 1280)]
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_figure_text_is_at_least_8_px_at_390(browser, crawl, scheme):
+    problems = []
+    for url in figure_pages(crawl):
+        visit = Visit(browser, url, viewport={"width": 390, "height": 844}, color_scheme=scheme)
+        try:
+            shown = visit.page.evaluate(FIGURE_FACTS)
+            expected = ".dark.svg#only-dark" if scheme == "dark" else ".svg#only-light"
+            if not shown or not all(f["src"].endswith(expected) for f in shown):
+                problems.append(f"{url}: the {scheme} scheme shows {[f['src'] for f in shown]}")
+            problems += [f"{url}: {p}" for p in small_figures(visit.page, 390)]
+        finally:
+            visit.close()
+    assert not problems, "\n".join(problems)
+
+
+LISTING_FACTS = """() => [...document.querySelectorAll('.md-content .language-pycon pre')].map(pre => {
+    const code = pre.querySelector('code');
+    const line = parseFloat(getComputedStyle(code).lineHeight);
+    return {
+        scrolls: pre.scrollWidth > pre.clientWidth + 1 || code.scrollWidth > code.clientWidth + 1,
+        wrapped: [...code.querySelectorAll(':scope > span')]
+            .filter(span => span.querySelector('.go') && span.getBoundingClientRect().height > 1.5 * line)
+            .map(span => span.textContent.slice(0, 40)),
+        first: code.textContent.slice(0, 50),
+    };
+})"""
+
+
+def test_no_example_scrolls_sideways_or_wraps_its_output_at_1280(crawl):
+    problems = []
+    blocks = 0
+    for url, (visit, _) in crawl.items():
+        for block in visit.page.evaluate(LISTING_FACTS):
+            blocks += 1
+            if block["scrolls"]:
+                problems.append(f"{url}: scrolls sideways: {block['first']!r}")
+            problems += [f"{url}: output line wraps: {line!r}" for line in block["wrapped"]]
+    assert blocks > 500, blocks
+    assert not problems, "\n".join(problems)
+
+
+def test_output_is_drawn_unlike_prompts_and_comments(crawl, base_url):
+    visit = crawl[base_url + "attention/"][0]
+    for scheme in ("default", "slate"):
+        colours = visit.page.evaluate(
+            """scheme => {
+                document.body.setAttribute('data-md-color-scheme', scheme);
+                const pre = document.querySelector('.md-content .language-pycon pre');
+                const colour = selector => getComputedStyle(pre.querySelector(selector)).color;
+                return {output: colour('.go'), prompt: colour('.gp'), comment: colour('.c1')};
+            }""",
+            scheme,
+        )
+        assert colours["output"] not in (colours["prompt"], colours["comment"]), (scheme, colours)
+
+
+COPY_PAGES = ["concepts/lookup/", "attention/", "concepts/encoder-decoder/"]  # tracebacks, loops, long lines
+
+
+def copied_texts(page):
+    """Click every copy button of the page's >>> examples; what each put on the clipboard."""
+    page.evaluate("() => document.querySelectorAll('.md-content details').forEach(d => { d.open = true; })")
+    page.evaluate("""() => { window.copied = [];
+        document.addEventListener('copy', e => window.copied.push(
+            e.target && e.target.value !== undefined ? e.target.value : String(document.getSelection())), true); }""")
+    buttons = page.locator('.md-content .language-pycon button[data-md-type="copy"]')
+    for i in range(buttons.count()):
+        buttons.nth(i).click()
+    return page.evaluate("window.copied")
+
+
+@pytest.mark.parametrize("language", ["", "zh/"])
+@pytest.mark.parametrize("name", COPY_PAGES)
+def test_the_copy_button_copies_the_code_without_prompts_or_output(browser, base_url, name, language):
+    url = base_url + language + name
+    markdown = source_of(url, base_url).read_text(encoding="utf-8")
+    blocks = [block.split("```", 1)[0] for block in markdown.split("```pycon")[1:]]
+    expected = [[line for e in doctest.DocTestParser().get_examples(b) for line in e.source.rstrip("\n").split("\n")]
+                for b in blocks]
+    visit = Visit(browser, url)
+    try:
+        copied = copied_texts(visit.page)
+    finally:
+        visit.close()
+    assert len(copied) == len(expected) > 3
+    for text, lines in zip(copied, expected):
+        assert [line for line in text.split("\n") if line.strip()] == lines
+        assert ">>>" not in text
+
+
+def test_the_notebook_pages_weigh_at_most_300_kb(built_site):
+    notebooks = {
+        str(p.relative_to(built_site)): p.stat().st_size
+        for p in Path(built_site).rglob("*.html")
+        if 'class="jupyter-wrapper"' in p.read_text(encoding="utf-8")
+    }
+    assert len(notebooks) >= 2, "both languages have a notebook page"
+    heavy = {name: size for name, size in notebooks.items() if size > PAGE_LIMIT}
+    assert not heavy, heavy
+
+
+def test_the_notebook_page_looks_like_the_site(crawl, base_url):
+    """Its heading is its nav title, its plot is described in its language, its cells have the site's copy button."""
+    for language, title, script in [("", "Playground notebook", "Latin"), ("zh/", "动手实验笔记本", "Han")]:
+        visit = crawl[base_url + language + "concepts/playground/"][0]
+        facts = visit.page.evaluate("""() => ({
+            h1: document.querySelector('.md-content h1').textContent.replace('¶', '').trim(),
+            nav: document.querySelector('.md-nav__link--active').textContent.trim(),
+            alts: [...document.querySelectorAll('.jupyter-wrapper img')].map(i => i.alt),
+            cells: document.querySelectorAll('.jupyter-wrapper .highlight pre > code').length,
+            buttons: document.querySelectorAll('.jupyter-wrapper .highlight button[data-md-type="copy"]').length,
+            prompts: [...document.querySelectorAll('.jupyter-wrapper .jp-InputPrompt')].filter(e => e.offsetParent).length,
+        })""")
+        assert facts["h1"] == facts["nav"] == title, facts
+        assert facts["alts"], facts
+        assert all("No description" not in alt for alt in facts["alts"]), facts["alts"]
+        chinese = [bool(re.search("[\u4e00-\u9fff]", alt)) for alt in facts["alts"]]
+        assert all(chinese) if script == "Han" else not any(chinese), facts["alts"]
+        assert facts["cells"] >= 5 and facts["buttons"] == facts["cells"] and facts["prompts"] == 0, facts
+
+
+LINK = re.compile(r"\]\(([^)\s#]+\.(?:md|ipynb))(?:#[^)]*)?\)")
+
+
+def linked_pages(page):
+    """The pages a Markdown page links to in its text, as paths relative to docs/."""
+    return {
+        (page.parent / target).resolve().relative_to(DOCS.resolve()).as_posix()
+        for target in LINK.findall(page.read_text(encoding="utf-8"))
+        if "://" not in target
+    }
+
+
+def english_name(path):
+    return path.replace(".zh.md", ".md").replace(".zh.ipynb", ".ipynb")
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_every_page_is_linked_from_another_page(language):
+    """Not only from the navigation: a reader of the text can reach every page."""
+    everything = [p for p in pages(language) if p.name not in ("index.md", "index.zh.md")]
+    linked = set()
+    for page in pages(language):
+        if page.suffix == ".md":
+            linked |= {english_name(name) for name in linked_pages(page) if english_name(name) != english_name(
+                page.relative_to(DOCS).as_posix())}
+    orphans = sorted(english_name(p.relative_to(DOCS).as_posix()) for p in everything
+                     if english_name(p.relative_to(DOCS).as_posix()) not in linked)
+    assert not orphans, f"{language}: no page links to {orphans}"
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_home_page_lists_every_page(language):
+    home = DOCS / ("index.md" if language == "en" else "index.zh.md")
+    listed = {english_name(name) for name in linked_pages(home)}
+    missing = sorted(name for name in nav_files() if name != "index.md" and name not in listed)
+    assert not missing, f"{home.name} does not link to {missing}"
+
+
+def test_part_1_points_to_the_lookup_page_before_c_attn():
+    for name in ("attention.md", "attention.zh.md"):
+        text = (DOCS / name).read_text(encoding="utf-8")
+        lookup, c_attn = text.find("concepts/lookup.md"), text.find("c_attn_weights")
+        assert 0 <= lookup < c_attn, f"{name}: the lookup page must be pointed to before c_attn is shown"
