@@ -9,10 +9,15 @@
   HTML (``attention/attention.ipynb``, ``zh/attention/attention.zh.ipynb``):
   its headings and its examples in order, one cell per example, with the
   output the page shows. The page links to it (``page.meta["notebook"]``).
+- In a versioned deploy (``HANDTF_VERSIONS=mike``, scripts/deploy.py) a
+  translation's pages get their version selector from
+  ``overrides/assets/javascripts/versions.js`` instead of Material's, which
+  cannot find ``versions.json`` from a translation's folder.
 """
 
 import doctest
 import json
+import os
 import re
 from datetime import date
 from pathlib import Path
@@ -36,12 +41,19 @@ def citation(version=handtf.__version__):
         "authors": " and ".join(a.get("name") or f"{a['given-names']} {a['family-names']}" for a in cff["authors"]),
         "year": released.year,
         "released": released.isoformat(),
-        "cff_version": str(cff["version"]),
     }
 
 
 def on_config(config):
-    config.extra["handtf"] = citation()
+    data = citation()
+    # Under `mike deploy` the site's address already ends with the version (mike's plugin
+    # adds it); the citations want the address of the whole site, with the series after it.
+    site_url = (config.site_url or "").rstrip("/")
+    deployed = os.environ.get("MIKE_DOCS_VERSION")
+    if deployed and site_url.endswith("/" + deployed):
+        site_url = site_url[: -len(deployed) - 1]
+    data["site_url"] = site_url + "/" if site_url else ""
+    config.extra["handtf"] = data
     return config
 
 
@@ -117,6 +129,11 @@ def notebook(cells, title, language, version, url):
     }
 
 
+def _default_language(page, config):
+    languages = config["plugins"]["i18n"].config.languages
+    return getattr(page.file, "locale", None) in (None, *[lang.locale for lang in languages if lang.default])
+
+
 def notebook_name(page):
     """``attention.ipynb`` for attention.md, ``attention.zh.ipynb`` for attention.zh.md."""
     return Path(page.file.src_uri).name.removesuffix(".md") + ".ipynb"
@@ -132,11 +149,32 @@ def on_page_markdown(markdown, page, config, files):
     return markdown
 
 
+_CONFIG = re.compile(r'(<script id="__config" type="application/json">)(.*?)(</script>)', re.DOTALL)
+
+
+def without_material_version_selector(output):
+    """The page without Material's version selector, which a translation's page gets from versions.js.
+
+    Material looks for versions.json next to the page's search base, and a
+    translation's base is its own folder (hooks/site_hooks.py), so it would ask
+    for a file that does not exist and show no selector.
+    """
+
+    def drop(match):
+        settings = json.loads(match[2])
+        settings.pop("version", None)
+        return match[1] + json.dumps(settings, ensure_ascii=False) + match[3]
+
+    return _CONFIG.sub(drop, output, count=1)
+
+
 def on_post_page(output, page, config):
+    if config.extra.get("version", {}).get("provider") == "mike" and not _default_language(page, config):
+        output = without_material_version_selector(output)
     cells = page.meta.get("notebook_cells")
     if cells:
         data = config.extra["handtf"]
-        url = f"{config.site_url or ''}{data['series']}/{page.url}"
+        url = f"{data['site_url']}{data['series']}/{page.url}"
         book = notebook(cells, page.title, getattr(page.file, "locale", "en"), data["version"], url)
         path = Path(page.file.abs_dest_path).parent / page.meta["notebook"]
         path.parent.mkdir(parents=True, exist_ok=True)

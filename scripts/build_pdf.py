@@ -13,6 +13,7 @@ it: MathML, SVG figures and code as on the site, Chinese in the system's CJK fon
 """
 
 import argparse
+import contextlib
 import copy
 import html
 import shutil
@@ -57,7 +58,7 @@ body { margin: 0; background: #fff; }
 body[lang="zh"] { font-family: "WenQuanYi Micro Hei", "Noto Sans CJK SC", sans-serif; }
 .md-typeset { font-size: 0.8rem; line-height: 1.6; }
 .md-typeset h1 { font-size: 1.8em; margin: 0 0 0.8em; color: #111; font-weight: 400; }
-.md-typeset .headerlink, .md-typeset .anchor-link { display: none; }
+.md-typeset .headerlink, .md-typeset .anchor-link, .md-typeset button { display: none; }  /* nothing to click on paper */
 .md-typeset pre > code { white-space: pre-wrap; overflow-wrap: anywhere; overflow: visible; }
 .md-typeset pre, .md-typeset table, .md-typeset figure, .md-typeset .arithmatex { break-inside: avoid; }
 .md-typeset .md-typeset__table, .md-typeset .md-typeset__scrollwrap { overflow: visible; }
@@ -130,7 +131,7 @@ def chapter(site, path, language, book_paths, published):
     key = key_of(path, language)
     soup = BeautifulSoup((site / path / "index.html").read_text(encoding="utf-8"), "html.parser")
     article = soup.select_one("article.md-content__inner")
-    for element in article.select(".handtf-course, .md-source-file, a.headerlink, a.md-content__button"):
+    for element in article.select(".handtf-course, .md-source-file, a.headerlink, a.anchor-link, a.md-content__button"):
         element.decompose()
     for element in article.find_all(id=True):
         element["id"] = f"{key}--{element['id']}"
@@ -154,6 +155,8 @@ def chapter(site, path, language, book_paths, published):
             link["href"] = f"{published}{target_path}" + (f"#{fragment}" if fragment else "")
             link.attrs.pop("download", None)
     for image in article.find_all("img", src=True):
+        if urlsplit(image["src"]).scheme:
+            continue  # data: (a notebook's plot) or another host
         image["src"] = (site / urlsplit(urljoin(base, image["src"])).path.lstrip("/")).resolve().as_uri()
         image.attrs.pop("loading", None)
     section = soup.new_tag("section", attrs={"class": "handtf-chapter", "id": key})
@@ -169,8 +172,8 @@ def toc_entries(chapter_section):
     return (title.get_text(" ", strip=True) if title else chapter_section["id"]), entries
 
 
-def book_html(site, language, page_numbers=None):
-    """The whole book of one language as one HTML document; ``page_numbers`` maps ids to PDF pages."""
+def book_html(site, language):
+    """The whole book of one language as one HTML document."""
     words, data = WORDS[language], citation()
     home_html = (site / LANGUAGES[language] / "index.html").read_text(encoding="utf-8")
     home = BeautifulSoup(home_html, "html.parser")
@@ -178,15 +181,19 @@ def book_html(site, language, page_numbers=None):
     published = f"{root}{data['series']}/"
     parts = nav(site, language)
     book_paths = {path for _, paths in parts for path in paths}
+    # The site's own scripts but Material's (maths typesetting, say), told the page is loaded as
+    # Material would tell them (document$), so the book shows what the site shows.
+    scripts = "".join(
+        f'<script src="{(site / LANGUAGES[language] / script["src"]).resolve().as_uri()}"></script>'
+        for script in home.find_all("script", src=True)
+        if not urlsplit(script["src"]).scheme and "assets/javascripts/bundle." not in script["src"]
+    )
     styles = "".join(
         f'<link rel="stylesheet" href="{(site / LANGUAGES[language] / link["href"]).resolve().as_uri()}">'
         for link in home.find_all("link", rel="stylesheet")
         if not urlsplit(link["href"]).scheme
     )
-    page_numbers = page_numbers or {}
-
-    def number(anchor):
-        return f'<span class="dots"></span><span class="page">{page_numbers.get(anchor, "")}</span>'
+    number = '<span class="dots"></span><span class="page"></span>'  # filled in by print_pdf
 
     body, toc = [], []
     for index, (part, paths) in enumerate(parts):
@@ -194,17 +201,17 @@ def book_html(site, language, page_numbers=None):
             part_id = f"part-{index}"
             body.append(f'<section class="handtf-part" id="{part_id}"><h1>{html.escape(part)}</h1></section>')
             toc.append(f'<li class="part"><a href="#{part_id}"><span class="title">{html.escape(part)}</span>'
-                       f"{number(part_id)}</a><ol>")
+                       f"{number}</a><ol>")
         for path in paths:
             section = chapter(site, path, language, book_paths, published)
             title, entries = toc_entries(section)
             body.append(str(section))
             subs = "".join(
-                f'<li><a href="#{anchor}"><span class="title">{html.escape(text)}</span>{number(anchor)}</a></li>'
+                f'<li><a href="#{anchor}"><span class="title">{html.escape(text)}</span>{number}</a></li>'
                 for anchor, text in entries
             )
             toc.append(f'<li><a href="#{section["id"]}"><span class="title">{html.escape(title)}</span>'
-                       f'{number(section["id"])}</a><ol>{subs}</ol></li>')
+                       f'{number}</a><ol>{subs}</ol></li>')
         if part:
             toc.append("</ol></li>")
 
@@ -236,19 +243,47 @@ def book_html(site, language, page_numbers=None):
 <html lang="{language}"><head><meta charset="utf-8"><title>{html.escape(title)}</title>{styles}
 <style>{PRINT_CSS}</style></head>
 <body lang="{language}" data-md-color-scheme="default" data-md-color-primary="indigo" data-md-color-accent="indigo">
-<div class="md-typeset">{cover}{contents}{"".join(body)}</div></body></html>"""
+<div class="md-typeset">{cover}{contents}{"".join(body)}</div>
+<script>window.document$ = {{ subscribe(next) {{ next({{ body: document.body }}); return {{ unsubscribe() {{}} }}; }} }};</script>
+{scripts}</body></html>"""
+
+
+PDF_OPTIONS = {
+    "format": "A4",
+    "print_background": True,
+    "display_header_footer": True,
+    "header_template": "<span></span>",
+    "footer_template": FOOTER,
+    "margin": {"top": "18mm", "bottom": "20mm", "left": "16mm", "right": "16mm"},
+}
+FILL_PAGE_NUMBERS = """numbers => {
+    for (const link of document.querySelectorAll('.handtf-toc a')) {
+        const number = numbers[decodeURIComponent(link.hash.slice(1))];
+        if (number) link.querySelector('.page').textContent = number;
+    }
+}"""
+
+
+TEX_LEFT = r"""[...document.querySelectorAll('.arithmatex')]
+    .map(e => e.innerText.trim()).filter(t => /^\\[([]/.test(t))"""
 
 
 def print_pdf(browser, html_path, pdf_path):
+    """Print the book twice: the first PDF tells on which page each chapter and section starts,
+    the second shows those numbers in the table of contents, with bookmarks and tags."""
     page = browser.new_page()
     try:
         page.goto(html_path.resolve().as_uri(), wait_until="load")
+        missing = page.evaluate("[...document.images].filter(i => !i.complete || !i.naturalWidth).map(i => i.src)")
+        if missing:
+            raise SystemExit(f"build_pdf.py: images that did not load: {missing}")
+        tex = page.evaluate(TEX_LEFT)
+        if tex:
+            raise SystemExit(f"build_pdf.py: maths left as TeX (did its script not run?): {tex[:5]}")
         page.emulate_media(media="print")
-        page.pdf(
-            path=str(pdf_path), format="A4", print_background=True, outline=True, tagged=True,
-            display_header_footer=True, header_template="<span></span>", footer_template=FOOTER,
-            margin={"top": "18mm", "bottom": "20mm", "left": "16mm", "right": "16mm"},
-        )
+        page.pdf(path=str(pdf_path), **PDF_OPTIONS)
+        page.evaluate(FILL_PAGE_NUMBERS, anchor_pages(pdf_path))
+        page.pdf(path=str(pdf_path), outline=True, tagged=True, **PDF_OPTIONS)
     finally:
         page.close()
 
@@ -267,31 +302,37 @@ def anchor_pages(pdf_path):
     return found
 
 
-def build(site, out, languages=tuple(LANGUAGES), chromium=None):
-    """Print ``handtf-LANGUAGE.pdf`` for each language into ``out``; returns their paths."""
-    from playwright.sync_api import sync_playwright
-
+def build(site, out, browser=None, languages=tuple(LANGUAGES)):
+    """Print ``handtf-LANGUAGE.pdf`` for each language into ``out`` (with ``browser``, a Playwright
+    Chromium, or Debian's Chromium launched here); returns {language: path}."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    chromium = chromium or shutil.which("chromium") or shutil.which("chromium-browser")
-    if not chromium:
-        raise SystemExit("build_pdf.py: no Chromium found (apt-get install chromium fonts-wqy-microhei)")
+    if browser is None:
+        with _chromium() as launched:
+            return build(site, out, launched, languages)
     written = {}
-    with tempfile.TemporaryDirectory() as scratch, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+    with tempfile.TemporaryDirectory() as scratch:
+        for language in languages:
+            source, pdf = Path(scratch) / f"{language}.html", out / f"handtf-{language}.pdf"
+            source.write_text(book_html(site, language), encoding="utf-8")
+            print_pdf(browser, source, pdf)
+            written[language] = pdf
+    return written
+
+
+@contextlib.contextmanager
+def _chromium():
+    from playwright.sync_api import sync_playwright
+
+    executable = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not executable:
+        raise SystemExit("build_pdf.py: no Chromium found (apt-get install chromium fonts-wqy-microhei)")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"])
         try:
-            for language in languages:
-                source, pdf = Path(scratch) / f"{language}.html", out / f"handtf-{language}.pdf"
-                # Twice: the first print tells on which page every chapter and section starts,
-                # the second prints those numbers in the table of contents (same length, same pages).
-                source.write_text(book_html(site, language), encoding="utf-8")
-                print_pdf(browser, source, pdf)
-                source.write_text(book_html(site, language, anchor_pages(pdf)), encoding="utf-8")
-                print_pdf(browser, source, pdf)
-                written[language] = pdf
+            yield browser
         finally:
             browser.close()
-    return written
 
 
 def build_site(folder):

@@ -1,0 +1,175 @@
+"""The PDFs of scripts/build_pdf.py, printed once per test session from the session's built site.
+
+The chapters expected are the pages in docs/ (all of them in the nav,
+tests/test_site.py checks), so a page added later must be in the PDF too.
+"""
+
+import re
+import sys
+from html import unescape
+
+import pytest
+
+import handtf
+from pages import DOCS, LANGUAGES, ROOT, pages
+
+sys.path.insert(0, str(ROOT / "scripts"))
+import build_pdf  # noqa: E402
+
+MAX_BYTES = 40 * 2**20  # the figures are vectors and the fonts subsets: far below this
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.fixture(scope="session")
+def pdfs(built_site, browser, tmp_path_factory):
+    from pypdf import PdfReader
+
+    written = build_pdf.build(built_site, tmp_path_factory.mktemp("pdf"), browser)
+    assert sorted(p.name for p in written.values()) == ["handtf-en.pdf", "handtf-zh.pdf"]
+    return {language: (path, PdfReader(path)) for language, path in written.items()}
+
+
+@pytest.fixture(scope="session")
+def texts(pdfs):
+    """Each PDF's text, page by page."""
+    return {language: [page.extract_text() or "" for page in reader.pages] for language, (_, reader) in pdfs.items()}
+
+
+def squeeze(text):
+    """Text without any white space: extraction puts spaces and breaks where the layout had them."""
+    return re.sub(r"\s+", "", text)
+
+
+def chapter_titles(built_site, language):
+    """The first heading of every page of a language, read from the built site."""
+    from test_course import built_html  # the same page-to-file rule as the citation tests
+
+    titles = {}
+    for page in pages(language):
+        html_text = built_html(built_site, page).read_text(encoding="utf-8")
+        article = html_text[html_text.index('<article class="md-content__inner') :]
+        heading = re.search(r"<h1[^>]*>(.*?)</h1>", article, re.DOTALL)[1]
+        heading = re.sub(r'<a class="(?:headerlink|anchor-link)".*?</a>', "", heading)
+        titles[page] = unescape(re.sub(r"<[^>]+>", "", heading)).strip()
+    return titles
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_chapter_is_in_its_languages_pdf(pdfs, texts, built_site, language):
+    whole = squeeze("".join(texts[language]))
+    for page, title in chapter_titles(built_site, language).items():
+        assert squeeze(title) in whole, f"{page.relative_to(DOCS)}: {title!r} is not in handtf-{language}.pdf"
+    cjk_share = len(CJK.findall(whole)) / len(whole)
+    assert (cjk_share > 0.1) if language == "zh" else (cjk_share < 0.02), cjk_share  # code is ASCII in both
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_chapter_starts_a_page_and_is_a_bookmark(pdfs, texts, built_site, language):
+    _, reader = pdfs[language]
+    titles = chapter_titles(built_site, language)
+    # a cover, a table of contents, then every chapter on a page of its own
+    assert len(reader.pages) >= len(titles) + 2
+    assert len(reader.pages) <= 40 * len(titles), "far more pages than the site holds"
+
+    def flatten(outline):
+        for item in outline:
+            yield from flatten(item) if isinstance(item, list) else [item.title]
+
+    bookmarks = {squeeze(title) for title in flatten(reader.outline)}
+    missing = [title for title in titles.values() if squeeze(title) not in bookmarks]
+    assert not missing, f"no bookmark for {missing}"
+
+
+def test_both_languages_have_about_as_many_pages(pdfs):
+    en, zh = (len(pdfs[language][1].pages) for language in LANGUAGES)
+    assert 0.75 < zh / en < 1.33, (en, zh)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_cover_has_title_version_and_citation(pdfs, texts, language):
+    cover = texts[language][0]
+    assert handtf.__version__ in cover
+    assert {"en": "How to cite", "zh": "如何引用"}[language] in cover
+    assert "@misc{handtf-" in squeeze(cover) and f"version={{{handtf.__version__}}}" in squeeze(cover)
+    assert "handtf" in cover and "Transformer" in cover.title()
+
+
+def chapter_key(page):
+    """``concepts/qkv.zh.md`` -> ``concepts-qkv``: the id the book gives a chapter."""
+    relative = str(page.relative_to(DOCS))
+    for suffix in (".zh.md", ".zh.ipynb", ".md", ".ipynb"):
+        relative = relative.removesuffix(suffix)
+    return "home" if relative == "index" else relative.removesuffix("/index").replace("/", "-")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_links_lead_to_their_chapter_and_the_contents_give_its_page(pdfs, texts, built_site, language):
+    _, reader = pdfs[language]
+    number_of = {page.indirect_reference.idnum: n for n, page in enumerate(reader.pages, start=1)}
+    destinations = {name.lstrip("/"): number_of[dest.page.idnum] for name, dest in reader.named_destinations.items()}
+    links = [
+        annotation.get_object()["/Dest"]
+        for page in reader.pages
+        for annotation in page.get("/Annots", [])
+        if annotation.get_object().get("/Subtype") == "/Link" and "/Dest" in annotation.get_object()
+    ]
+    assert len(links) > 100, len(links)
+    assert not [d for d in links if d.lstrip("/") not in destinations], "links to no destination"
+    first_chapter = min(destinations[chapter_key(page)] for page in pages(language))
+    contents = squeeze("".join(texts[language][1 : first_chapter - 1]))
+    for page, title in chapter_titles(built_site, language).items():
+        number = destinations[chapter_key(page)]
+        assert squeeze(title) in squeeze(texts[language][number - 1]), f"{title!r} is not on page {number}"
+        assert f"{squeeze(title)}{number}" in contents, f"the contents do not give page {number} for {title!r}"
+
+
+def fonts_of(reader):
+    """{font name: embedded?} over every page."""
+    fonts = {}
+    for page in reader.pages:
+        for reference in page["/Resources"].get_object().get("/Font", {}).values():
+            font = reference.get_object()
+            descendant = font["/DescendantFonts"][0].get_object() if "/DescendantFonts" in font else font
+            descriptor = descendant.get("/FontDescriptor")
+            embedded = font.get("/Subtype") == "/Type3" or (
+                descriptor is not None and bool({"/FontFile", "/FontFile2", "/FontFile3"} & set(descriptor.get_object()))
+            )
+            fonts[str(font.get("/BaseFont", font.get("/Name", "Type3"))).split("+")[-1]] = embedded
+    return fonts
+
+
+def test_a_missing_glyph_shows_in_the_extracted_text(browser, tmp_path):
+    """What the next test relies on: Chromium draws a character no font has as glyph 0, which
+    the extracted text shows as NUL. (Adlam letters: in none of the fonts CI installs.)"""
+    from pypdf import PdfReader
+
+    page = browser.new_page()
+    try:
+        page.set_content("<p>ok 注意力 \U0001E900\U0001E901</p>")
+        page.pdf(path=str(tmp_path / "missing.pdf"))
+    finally:
+        page.close()
+    text = PdfReader(tmp_path / "missing.pdf").pages[0].extract_text()
+    assert "注意力" in text and text.count("\x00") == 2, repr(text)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_no_missing_glyphs_and_every_font_embedded(pdfs, texts, language):
+    bad = [n for n, text in enumerate(texts[language], start=1) if "\x00" in text or "\ufffd" in text]
+    assert not bad, f"pages with a character no font could draw: {bad}"
+    fonts = fonts_of(pdfs[language][1])
+    assert all(fonts.values()), f"fonts not embedded: {[name for name, ok in fonts.items() if not ok]}"
+    if language == "zh":
+        assert any("WenQuanYi" in name or "CJK" in name for name in fonts), f"no CJK font in {sorted(fonts)}"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_pdf_is_of_a_sensible_size(pdfs, language):
+    path, _ = pdfs[language]
+    assert 200 * 1024 < path.stat().st_size < MAX_BYTES, path.stat().st_size
+
+
+def test_maths_and_code_are_text_not_tex(texts):
+    whole = "".join(texts["en"])
+    assert "softmax" in whole and ">>> " in whole
+    assert not re.search(r"\\(frac|sqrt|mathrm)\b|\$\$", whole), "raw TeX in the PDF"
