@@ -67,8 +67,8 @@ def check_tokenize(text, chars):
 
 
 def check_untok(token, chars):
-    if isinstance(token, bool) or not hasattr(token, "__index__"):
-        raise TypeError(f"token must be an integer id, got {type(token).__name__}")
+    if isinstance(token, bool) or not hasattr(token, "__index__") or getattr(token, "ndim", 0) != 0:
+        raise TypeError(f"token must be one integer id, got {type(token).__name__}; for a sequence, untok each id")
     chars = check_chars(chars)
     if not 0 <= token < len(chars):
         ids = " or ".join(f"{i} ({c!r})" for i, c in enumerate(chars)) if len(chars) <= 3 else f"0..{len(chars) - 1}"

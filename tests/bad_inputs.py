@@ -143,7 +143,8 @@ CASES = [
     ("next_token_logits, float lengths", lambda: h.next_token_logits([0, 1], [1.0]), TypeError, r"context_lengths must be integers"),
     ("tokenize, bytes", lambda: h.tokenize(b"ab"), TypeError, r"text must be a str, got bytes"),
     ("untok(2)", lambda: h.untok(2), ValueError, r"token must be 0 \('a'\) or 1 \('b'\)"),
-    ("untok(True)", lambda: h.untok(True), TypeError, r"token must be an integer id"),
+    ("untok(True)", lambda: h.untok(True), TypeError, r"token must be one integer id"),
+    ("untok(array of ids)", lambda: h.untok(np.array([0, 1])), TypeError, r"token must be one integer id, got ndarray"),
     # decoding
     ("greedy of NaN logits", lambda: h.greedy([0.0, NAN]), ValueError, r"logits must not be NaN or \+inf"),
     ("top_k_filter, top_k = 0", lambda: h.top_k_filter([1.0, 2.0], 0), ValueError, r"top_k must be at least 1"),
