@@ -243,6 +243,7 @@ def multi_head_attention(x, memory, c_q, c_k, c_v, c_proj, n_head, mask=None):
 
 @checked
 # --8<-- [start:multi_head_attention_backward]
+# [..., n_q, n_embd], [..., n_q, n_embd], [..., n_k, n_mem] -> [..., n_q, n_embd], [..., n_k, n_mem], {"c_q": ..., ...}
 def multi_head_attention_backward(dout, x, memory, c_q, c_k, c_v, c_proj, n_head, mask=None):
     """``nn.multi_head_attention`` backwards: gradients for ``x`` (queries), ``memory`` (keys, values), weights.
 
@@ -251,11 +252,11 @@ def multi_head_attention_backward(dout, x, memory, c_q, c_k, c_v, c_proj, n_head
     """
     q, k, v = linear(x, **c_q), linear(memory, **c_k), linear(memory, **c_v)  # [..., n_q|n_k, n_embd]
     heads = attend_heads(q, k, v, n_head, mask)  # [..., n_q, n_embd]
-    dheads, g_proj = linear_backward(dout, heads, **c_proj)
-    dq, dk, dv = attend_heads_backward(dheads, q, k, v, n_head, mask)
-    dx, g_q = linear_backward(dq, x, **c_q)
-    dmem_k, g_k = linear_backward(dk, memory, **c_k)
-    dmem_v, g_v = linear_backward(dv, memory, **c_v)
+    dheads, g_proj = linear_backward(dout, heads, **c_proj)  # [..., n_q, n_embd]
+    dq, dk, dv = attend_heads_backward(dheads, q, k, v, n_head, mask)  # [..., n_q|n_k|n_k, n_embd]
+    dx, g_q = linear_backward(dq, x, **c_q)  # [..., n_q, n_embd]
+    dmem_k, g_k = linear_backward(dk, memory, **c_k)  # [..., n_k, n_mem]
+    dmem_v, g_v = linear_backward(dv, memory, **c_v)  # [..., n_k, n_mem]
     return dx, dmem_k + dmem_v, {"c_q": g_q, "c_k": g_k, "c_v": g_v, "c_proj": g_proj}
 # --8<-- [end:multi_head_attention_backward]
 
