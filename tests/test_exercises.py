@@ -9,6 +9,11 @@ one ``>>>`` example, so the page's doctests (run in ``docs/``) check the answer.
 A design exercise is checked the way a reader checks their own design: with
 ``verify``. Twins have as many exercises with the same numbers (their examples
 are compared by ``test_site.py``).
+
+The playground page's exercises are done in the playground widget: each state
+link there (``?edit=...``) sets the same cells as the example after it, and the
+widget, opened from the link in Chromium, shows the exhaustive check that
+Python's ``verify`` gives for that model.
 """
 
 import re
@@ -136,3 +141,89 @@ def test_the_check_fails_when_an_exercise_is_taken_away():
         exercises(text.replace("## Exercises", "## More"), "en")
     with pytest.raises(ValueError, match="not the last"):
         exercises(text + "\n## Afterword\n\nMore text.\n", "en")
+
+
+PLAYGROUND_LINK = re.compile(r"\]\((\?[^)\s]+)\)")
+
+
+def playground_links(language):
+    page = DOCS / ("playground.md" if language == "en" else "playground.zh.md")
+    return PLAYGROUND_LINK.findall(page.read_text(encoding="utf-8"))
+
+
+def model_of(query):
+    """The model and max_len a playground link opens, built with the Python package."""
+    from urllib.parse import parse_qs
+
+    import handtf
+
+    params = {key: values[0] for key, values in parse_qs(query.lstrip("?")).items()}
+    model = handtf.build_model(float(params.get("lg", handtf.LG)))
+    attn = model["blocks"][0]["attn"]
+    for item in filter(None, params.get("edit", "").split(",")):
+        key, value = item.split(":")
+        name, part, *index = key.split(".")
+        if part == "w":
+            attn[name]["w"][int(index[0]), int(index[1])] = float(value)
+        else:
+            attn[name]["b"][int(index[0])] = float(value)
+    return model, int(params.get("max_len", 30))
+
+
+ASSIGNMENT = re.compile(r'\["(c_attn|c_proj)"\]\["(w|b)"\]\[(\d+)(?:, (\d+))?\] = (-?[\d.]+)')
+
+
+def edits_in_the_code_after_each_link(text):
+    """For each playground link with edits: (its edits, the cells the next example sets), as two sets."""
+    pairs = []
+    matches = list(PLAYGROUND_LINK.finditer(text))
+    for i, match in enumerate(matches):
+        query = match[1]
+        if "edit=" not in query:
+            continue
+        after = text[match.end() : matches[i + 1].start() if i + 1 < len(matches) else len(text)]
+        block = after[: after.index("```\n", after.index("```pycon") + 1)]
+        code = {f"{m[1]}.{m[2]}." + ".".join(filter(None, (m[3], m[4]))) + f":{float(m[5]):g}" for m in ASSIGNMENT.finditer(block)}
+        link = {f"{k.rsplit(':', 1)[0]}:{float(k.rsplit(':', 1)[1]):g}" for k in query.split("edit=")[1].split("&")[0].split(",")}
+        pairs.append((link, code))
+    return pairs
+
+
+def test_each_playground_link_sets_the_cells_its_example_sets():
+    for language in ("en", "zh"):
+        text = (DOCS / ("playground.md" if language == "en" else "playground.zh.md")).read_text(encoding="utf-8")
+        pairs = edits_in_the_code_after_each_link(text)
+        assert len(pairs) >= 5
+        for link, code in pairs:
+            assert link == code, f"playground link {sorted(link)} but its example sets {sorted(code)}"
+
+
+def test_the_link_check_catches_a_link_that_differs_from_its_example():
+    text = (DOCS / "playground.md").read_text(encoding="utf-8")
+    wrong = text.replace("(?edit=c_proj.b.5:0)", "(?edit=c_proj.b.6:0)")
+    assert wrong != text
+    assert any(link != code for link, code in edits_in_the_code_after_each_link(wrong))
+
+
+def test_the_playground_links_open_the_models_the_solutions_describe(browser, base_url):
+    """Every state link on the playground page shows the exhaustive check that Python's verify gives for it."""
+    from browsing import Visit
+
+    import handtf
+
+    links = playground_links("en")
+    assert len(links) >= 6 and playground_links("zh") == links
+    for query in links:
+        model, max_len = model_of(query)
+        expected = handtf.verify(max_len, model)
+        visit = Visit(browser, base_url + "playground/" + query)
+        try:
+            text = visit.page.inner_text(".handtf-check")
+        finally:
+            visit.close()
+        correct, checked = map(int, re.search(r"(\d+) of (\d+) valid contexts", text).groups())
+        margin = float(re.search(r"smallest margin (\S+);", text)[1])
+        assert (correct, checked) == (expected.correct, expected.checked), (query, text)
+        assert abs(margin - expected.min_margin) <= 1e-3 * max(1, abs(expected.min_margin)), (query, text)
+        if expected.failures:
+            assert f"“{expected.failures[0][0]}”" in text, (query, text)
