@@ -22,7 +22,7 @@ import numpy as np
 from .activations import relu
 from .attend import multi_head_attention, multi_head_attention_backward
 from .checks import check_callable, check_int, check_int_range, check_positive_int, check_real, checked
-from .gpt2 import embedding_backward
+from .picogpt import embedding_backward
 from .layers import ffn, ffn_backward, layer_norm, layer_norm_backward
 from .loss import cross_entropy_backward, smoothed_targets, soft_cross_entropy
 from .masks import causal_mask
