@@ -57,7 +57,7 @@ def log_probs_with_nan(tokens):
 
 CASES = [
     # activations
-    ("softmax of an empty row", lambda: h.softmax([]), ValueError, r"x must have .*no empty axis"),
+    ("softmax of an empty row", lambda: h.softmax([]), ValueError, r"^x must have no empty axis, got shape \(0,\)$"),
     ("softmax of NaN", lambda: h.softmax([0.0, NAN]), ValueError, r"x must not contain NaN or \+inf"),
     ("softmax of +inf", lambda: h.softmax([INF, 0.0]), ValueError, r"x must not contain NaN or \+inf"),
     ("softmax of text", lambda: h.softmax("ab"), TypeError, r"x must be an array of real numbers"),
