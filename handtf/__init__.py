@@ -13,7 +13,10 @@ blocks, which the hand-made model shares, are one module per idea:
 ``masks``, ``positions``, ``loss``, ``decoding`` and ``seq2seq``. Every public
 function checks its arguments at the boundary (``checks``), so the functions
 themselves are only the math; ``recording`` lets a caller keep what the
-forward pass computes.
+forward pass computes. Each forward function that training needs has its
+backward function right below it (``softmax_backward``, ``linear_backward``,
+``attention_backward``, ...); ``gpt_grads``, ``training`` and
+``seq2seq_training`` put them together.
 """
 
 from .compiler import (
@@ -39,12 +42,24 @@ from .decoding import (
 from .display import format_matrix, format_number, show
 from .evaluate import Evaluation, Verification, evaluate, next_token_logits, valid_contexts, verify
 from .inference import complete, context_window, explain, explain_rows, next_token_probs, predict
-from .activations import gelu, log_softmax, relu, softmax
-from .attend import attend_heads, attention, attention_weights, merge_heads, mha, multi_head_attention, split_heads
-from .layers import ffn, layer_norm, linear
-from .loss import cross_entropy
+from .activations import gelu, gelu_backward, log_softmax, relu, relu_backward, softmax, softmax_backward
+from .attend import (
+    attend_heads,
+    attend_heads_backward,
+    attention,
+    attention_backward,
+    attention_weights,
+    merge_heads,
+    mha,
+    mha_backward,
+    multi_head_attention,
+    multi_head_attention_backward,
+    split_heads,
+)
+from .layers import ffn, ffn_backward, layer_norm, layer_norm_backward, linear, linear_backward
+from .loss import cross_entropy, cross_entropy_backward, smoothed_targets, soft_cross_entropy
 from .masks import causal_mask, padding_mask
-from .gpt2 import gpt2, gpt2_block
+from .gpt2 import embedding_backward, gpt2, gpt2_block
 from .model import causal_self_attention, gpt, transformer_block
 from .positions import position_shift_matrix, positional_encoding, rope
 from .recording import Recorder

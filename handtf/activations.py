@@ -3,13 +3,23 @@
 Written in the style of picoGPT's ``gpt2.py`` (jaymody/picoGPT, MIT license).
 A leading ``...`` in a shape comment stands for any number of batch axes; the
 arithmetic stays in the dtype of the input.
+
+Backpropagation by hand: below a forward function ``y = f(x)`` sits its
+backward function ``f_backward(dout, x)``. It takes ``dout``, the gradient of
+the loss with respect to ``y`` (the same shape as ``y``), and the forward
+function's own inputs, and returns the gradient with respect to ``x`` (and,
+in :mod:`handtf.layers` and :mod:`handtf.attend`, a dict of gradients keyed
+like the weights). It recomputes the forward intermediates it needs rather
+than caching them, so each one reads as the chain rule for its forward
+function and nothing else. ``tests/test_backprop.py`` checks every one
+against finite differences in float64.
 """
 
 import math
 
 import numpy as np
 
-from .checks import check_array, check_scores, checked
+from .checks import check_array, check_dout, check_scores, checked
 
 
 @checked
@@ -26,6 +36,21 @@ def gelu(x):
 
 
 @checked
+# --8<-- [start:gelu_backward]
+# [...], [...] -> [...]
+def gelu_backward(dout, x):
+    """The derivative of the tanh GELU, ``0.5 (1 + t) + 0.5 x (1 - t²) c (1 + 3·0.044715 x²)``.
+
+    >>> gelu_backward(np.array([1.0, 1.0]), np.array([0.0, 10.0]))
+    array([0.5, 1. ])
+    """
+    c = math.sqrt(2 / math.pi)
+    t = np.tanh(c * (x + 0.044715 * x**3))  # [...]
+    return dout * (0.5 * (1 + t) + 0.5 * x * (1 - t**2) * c * (1 + 3 * 0.044715 * x**2))  # [...]
+# --8<-- [end:gelu_backward]
+
+
+@checked
 # --8<-- [start:relu]
 # [...] -> [...]
 def relu(x):
@@ -36,6 +61,22 @@ def relu(x):
     """
     return np.maximum(x, 0)  # [...]
 # --8<-- [end:relu]
+
+
+@checked
+# --8<-- [start:relu_backward]
+# [...], [...] -> [...]
+def relu_backward(dout, x):
+    """``max(0, x)`` passes the gradient where ``x > 0`` and stops it elsewhere.
+
+    >>> relu_backward(np.array([5.0, 5.0]), np.array([-1.0, 2.0]))
+    array([0., 5.])
+    """
+    return dout * (x > 0)  # [...]
+# --8<-- [end:relu_backward]
+
+
+ACTIVATION_BACKWARD = {gelu: gelu_backward, relu: relu_backward}  # what ffn_backward may call
 
 
 @checked
@@ -53,6 +94,23 @@ def softmax(x):
     exp_x = np.exp(x - np.max(x, axis=-1, keepdims=True))  # [..., n], largest entry becomes e^0 = 1
     return exp_x / np.sum(exp_x, axis=-1, keepdims=True)  # [..., n], each row sums to 1
 # --8<-- [end:softmax]
+
+
+@checked
+# --8<-- [start:softmax_backward]
+# [..., n], [..., n] -> [..., n]
+def softmax_backward(dout, probs):
+    """``p = softmax(x)``: ``dx = p * (dp - Σ dp * p)`` row by row (``probs`` is the forward output).
+
+    Adding the same number to a whole row of ``x`` leaves ``p`` unchanged, so
+    every row of ``dx`` sums to 0.
+
+    >>> p = np.array([0.25, 0.75])
+    >>> softmax_backward(np.array([1.0, 0.0]), p)
+    array([ 0.1875, -0.1875])
+    """
+    return probs * (dout - np.sum(dout * probs, axis=-1, keepdims=True))  # [..., n]
+# --8<-- [end:softmax_backward]
 
 
 @checked
@@ -84,3 +142,19 @@ def check_softmax(x):
 
 
 check_log_softmax = check_softmax
+
+
+# A backward function takes what its forward function takes, plus ``dout`` shaped like the forward output.
+
+
+def check_softmax_backward(dout, probs):
+    probs = check_array("probs", probs, min_ndim=1)
+    return {"dout": check_dout(dout, probs.shape), "probs": probs}
+
+
+def check_gelu_backward(dout, x):
+    x = check_array("x", x)
+    return {"dout": check_dout(dout, x.shape), "x": x}
+
+
+check_relu_backward = check_gelu_backward

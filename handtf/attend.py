@@ -9,22 +9,26 @@ It passes what it computes to an optional ``record`` function (see
 
 Every function takes one sequence ``[n_seq, d]`` or a batch
 ``[n_batch, n_seq, d]``; a leading ``...`` in a shape comment stands for either.
+Below each forward function is its backward function (see
+:mod:`handtf.activations` for the convention).
 """
 
 import math
 
 import numpy as np
 
-from .activations import softmax
+from .activations import softmax, softmax_backward
 from .checks import (
     check_array,
     check_callable,
     check_dense,
+    check_dout,
     check_mask,
     check_n_head,
     checked,
+    without_record,
 )
-from .layers import linear
+from .layers import linear, linear_backward
 from .masks import causal_mask
 from .recording import ignore
 
@@ -73,6 +77,29 @@ def attention(q, k, v, mask=0.0, record=ignore):
     record(attention_output=output)
     return output
 # --8<-- [end:attention]
+
+
+@checked
+# --8<-- [start:attention_backward]
+# [..., n_q, d_v], [..., n_q, d_k], [..., n_k, d_k], [..., n_k, d_v], [n_q, n_k] -> dq, dk, dv
+def attention_backward(dout, q, k, v, mask=0.0):
+    """``softmax(q kᵀ / √d_k + mask) v`` backwards, one matrix product per line.
+
+    The mask is a constant, so no gradient flows into it; a hidden key's weight
+    is 0, so its ``k`` and ``v`` get nothing from that query.
+
+    >>> q = k = v = np.eye(2)
+    >>> dq, dk, dv = attention_backward(np.ones((2, 2)), q, k, v, causal_mask(2))
+    >>> dv.round(4)  # key 0: all of query 0, 0.33 of query 1; key 1: 0.67 of query 1
+    array([[1.3302, 1.3302],
+           [0.6698, 0.6698]])
+    """
+    weights = attention_weights(q, k, mask)  # [..., n_q, n_k], recomputed
+    dweights = dout @ v.swapaxes(-1, -2)  # [..., n_q, n_k]
+    dv = weights.swapaxes(-1, -2) @ dout  # [..., n_k, d_v]
+    dscores = softmax_backward(dweights, weights) / math.sqrt(q.shape[-1])  # [..., n_q, n_k]
+    return dscores @ k, dscores.swapaxes(-1, -2) @ q, dv  # [..., n_q, d_k], [..., n_k, d_k], [..., n_k, d_v]
+# --8<-- [end:attention_backward]
 
 
 @checked
@@ -130,6 +157,22 @@ def attend_heads(q, k, v, n_head, mask=None, record=ignore):
 
 
 @checked
+# --8<-- [start:attend_heads_backward]
+# [..., n_q, d_v], [..., n_q, d], [..., n_k, d], [..., n_k, d_v], n_head, [n_q, n_k] -> dq, dk, dv
+def attend_heads_backward(dout, q, k, v, n_head, mask=None):
+    """Split into heads, run ``attention_backward`` in every head, merge the gradients back.
+
+    >>> q = k = v = np.eye(2)
+    >>> [g.shape for g in attend_heads_backward(np.ones((2, 2)), q, k, v, 2, causal_mask(2))]
+    [(2, 2), (2, 2), (2, 2)]
+    """
+    mask = 0.0 if mask is None else mask[..., None, :, :]  # [..., 1, n_q, n_k], the same mask for every head
+    heads = (split_heads(a, n_head) for a in (dout, q, k, v))  # each [..., n_head, n_seq, d_head]
+    return tuple(merge_heads(g) for g in attention_backward(*heads, mask))  # 3 of [..., n_seq, d]
+# --8<-- [end:attend_heads_backward]
+
+
+@checked
 # --8<-- [start:mha]
 # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
 def mha(x, c_attn, c_proj, n_head, record=ignore):
@@ -155,6 +198,25 @@ def mha(x, c_attn, c_proj, n_head, record=ignore):
 
 
 @checked
+# --8<-- [start:mha_backward]
+# [..., n_seq, n_embd], [..., n_seq, n_embd] -> [..., n_seq, n_embd], {"c_attn": ..., "c_proj": ...}
+def mha_backward(dout, x, c_attn, c_proj, n_head=1):
+    """Causal multi-head self-attention backwards (``nn.mha``; with one head, the hand-made model's).
+
+    q, k and v all come from ``x``, so ``x`` gets the sum of the three paths,
+    through the one matrix ``c_attn``.
+    """
+    q, k, v = np.split(linear(x, **c_attn), 3, axis=-1)  # 3 of [..., n_seq, n_embd]
+    mask = causal_mask(x.shape[-2], x.dtype)  # [n_seq, n_seq]
+    heads = attend_heads(q, k, v, n_head, mask)  # [..., n_seq, n_embd], the input of c_proj
+    dheads, g_proj = linear_backward(dout, heads, **c_proj)  # [..., n_seq, n_embd]
+    dqkv = np.concatenate(attend_heads_backward(dheads, q, k, v, n_head, mask), axis=-1)  # [..., n_seq, 3*n_embd]
+    dx, g_attn = linear_backward(dqkv, x, **c_attn)  # [..., n_seq, n_embd]
+    return dx, {"c_attn": g_attn, "c_proj": g_proj}
+# --8<-- [end:mha_backward]
+
+
+@checked
 # --8<-- [start:multi_head_attention]
 # [..., n_q, n_embd], [..., n_k, n_mem], [..., n_q, n_k] -> [..., n_q, n_embd]
 def multi_head_attention(x, memory, c_q, c_k, c_v, c_proj, n_head, mask=None):
@@ -177,6 +239,26 @@ def multi_head_attention(x, memory, c_q, c_k, c_v, c_proj, n_head, mask=None):
     x = attend_heads(q, k, v, n_head, mask)  # [..., n_q, n_embd]
     return linear(x, **c_proj)  # [..., n_q, n_embd]
 # --8<-- [end:multi_head_attention]
+
+
+@checked
+# --8<-- [start:multi_head_attention_backward]
+# [..., n_q, n_embd], [..., n_q, n_embd], [..., n_k, n_mem] -> [..., n_q, n_embd], [..., n_k, n_mem], {"c_q": ..., ...}
+def multi_head_attention_backward(dout, x, memory, c_q, c_k, c_v, c_proj, n_head, mask=None):
+    """``nn.multi_head_attention`` backwards: gradients for ``x`` (queries), ``memory`` (keys, values), weights.
+
+    In the decoder's cross-attention ``memory`` is the encoder's output, so
+    its gradient is how the loss reaches the encoder.
+    """
+    q, k, v = linear(x, **c_q), linear(memory, **c_k), linear(memory, **c_v)  # [..., n_q|n_k, n_embd]
+    heads = attend_heads(q, k, v, n_head, mask)  # [..., n_q, n_embd]
+    dheads, g_proj = linear_backward(dout, heads, **c_proj)  # [..., n_q, n_embd]
+    dq, dk, dv = attend_heads_backward(dheads, q, k, v, n_head, mask)  # [..., n_q|n_k|n_k, n_embd]
+    dx, g_q = linear_backward(dq, x, **c_q)  # [..., n_q, n_embd]
+    dmem_k, g_k = linear_backward(dk, memory, **c_k)  # [..., n_k, n_mem]
+    dmem_v, g_v = linear_backward(dv, memory, **c_v)  # [..., n_k, n_mem]
+    return dx, dmem_k + dmem_v, {"c_q": g_q, "c_k": g_k, "c_v": g_v, "c_proj": g_proj}
+# --8<-- [end:multi_head_attention_backward]
 
 
 # The boundary (see handtf.checks): what each function above accepts.
@@ -270,3 +352,31 @@ def check_multi_head_attention(x, memory, c_q, c_k, c_v, c_proj, n_head, mask):
         "n_head": check_n_head(n_head, n_embd),
         "mask": check_mask(mask, batch + (x.shape[-2], memory.shape[-2])),
     }
+
+
+# A backward function takes what its forward function takes, plus ``dout`` shaped like the forward output.
+
+
+def output_shape(q, v):
+    """The shape of ``attention(q, k, v)``: the broadcast batch axes, ``n_q``, ``d_v``."""
+    return np.broadcast_shapes(q.shape[:-2], v.shape[:-2]) + (q.shape[-2], v.shape[-1])
+
+
+def check_attention_backward(dout, q, k, v, mask):
+    args = without_record(check_attention(q, k, v, mask, record=ignore))
+    return args | {"dout": check_dout(dout, output_shape(args["q"], args["v"]))}
+
+
+def check_attend_heads_backward(dout, q, k, v, n_head, mask):
+    args = without_record(check_attend_heads(q, k, v, n_head, mask, record=ignore))
+    return args | {"dout": check_dout(dout, output_shape(args["q"], args["v"]))}
+
+
+def check_mha_backward(dout, x, c_attn, c_proj, n_head):
+    args = without_record(check_mha(x, c_attn, c_proj, n_head, record=ignore))
+    return args | {"dout": check_dout(dout, args["x"].shape)}
+
+
+def check_multi_head_attention_backward(dout, x, memory, c_q, c_k, c_v, c_proj, n_head, mask):
+    args = check_multi_head_attention(x, memory, c_q, c_k, c_v, c_proj, n_head, mask)
+    return args | {"dout": check_dout(dout, output_shape(args["x"], args["x"]))}

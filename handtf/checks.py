@@ -291,3 +291,16 @@ def check_tree(name, tree, shapes):
     if array.shape != shapes:
         raise ValueError(f"{name} must have shape {shapes}, got shape {array.shape}")
     return array
+
+
+def check_dout(dout, shape):
+    """A backward function's ``dout``: an array with the shape of its forward function's output."""
+    dout = check_array("dout", dout, nonempty=False)
+    if dout.shape != tuple(shape):
+        raise ValueError(f"dout must have the shape of the forward output, {tuple(shape)}, got {dout.shape}")
+    return dout
+
+
+def without_record(args):
+    """A forward check's arguments without ``record``: the backward functions take none."""
+    return {name: value for name, value in args.items() if name != "record"}

@@ -12,7 +12,18 @@ each step passes what it computes to ``record``.
 import numpy as np
 
 from .attend import mha
-from .checks import check_array, check_callable, check_dense, check_ids, check_keys, check_n_head, check_vector, checked
+from .checks import (
+    check_array,
+    check_callable,
+    check_dense,
+    check_dout,
+    check_ids,
+    check_keys,
+    check_n_head,
+    check_positive_int,
+    check_vector,
+    checked,
+)
 from .layers import ffn, layer_norm
 from .recording import ignore
 
@@ -41,6 +52,25 @@ def gpt2(inputs, wte, wpe, blocks, n_head, ln_f=None, record=ignore):
     x = layer_norm(x, **ln_f) if ln_f else x
     return x @ wte.swapaxes(-1, -2)  # [..., n_seq, n_embd] -> [..., n_seq, n_vocab]
 # --8<-- [end:gpt2]
+
+
+@checked
+# --8<-- [start:embedding_backward]
+# [..., n_seq, n_embd], [..., n_seq], n_vocab -> [n_vocab, n_embd]
+def embedding_backward(dout, tokens, n_vocab):
+    """``wte[tokens]`` backwards: each row of ``dout`` is added to the row of its token.
+
+    A token that occurs twice collects both gradients (``np.add.at`` adds
+    repeated indices; ``dwte[tokens] += dout`` would keep only one).
+
+    >>> embedding_backward(np.array([[1.0], [2.0], [4.0]]), np.array([0, 1, 0]), n_vocab=2)
+    array([[5.],
+           [2.]])
+    """
+    dwte = np.zeros((n_vocab, dout.shape[-1]), dtype=dout.dtype)  # [n_vocab, n_embd]
+    np.add.at(dwte, tokens.reshape(-1), dout.reshape(-1, dout.shape[-1]))
+    return dwte
+# --8<-- [end:embedding_backward]
 
 
 # The boundary (see handtf.checks): what each function above accepts.
@@ -109,3 +139,11 @@ def check_gpt2(inputs, wte, wpe, blocks, n_head, ln_f, record):
         "ln_f": None if ln_f is None else check_layer_norm_params("ln_f", ln_f, n_embd),
         "record": check_callable("record", record),
     }
+
+
+def check_embedding_backward(dout, tokens, n_vocab):
+    n_vocab = check_positive_int("n_vocab", n_vocab)
+    tokens = check_ids("tokens", tokens, n_vocab)
+    dout = check_array("dout", dout, min_ndim=tokens.ndim + 1)
+    check_dout(dout, tokens.shape + dout.shape[-1:])
+    return {"dout": dout, "tokens": tokens, "n_vocab": n_vocab}

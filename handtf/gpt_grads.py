@@ -1,27 +1,20 @@
 """The gradient of the loss of a GPT-2-layout model, by the chain rule through every block.
 
 :func:`loss_and_grads` runs the forward pass of ``gpt`` (keeping each block's
-input), then the backward functions of :mod:`handtf.backprop` in reverse
-order. Besides the hand-made model's layout (a block with ``attn`` only) it
+input), then, in reverse order, the backward functions that sit next to
+their forward functions (``mha_backward`` in :mod:`handtf.attend`,
+``ffn_backward`` and ``layer_norm_backward`` in :mod:`handtf.layers`, ...). Besides the hand-made model's layout (a block with ``attn`` only) it
 takes GPT-2's full block (``ln_1``, ``attn``, ``ln_2``, ``mlp``, a final
 ``ln_f``) and several heads, so the same code trains variants of the model.
 """
 
 import numpy as np
 
-from .attend import mha
-from .backprop import (
-    check_dout,
-    cross_entropy_backward,
-    embedding_backward,
-    ffn_backward,
-    layer_norm_backward,
-    mha_backward,
-    smoothed_targets,
-    soft_cross_entropy,
-)
-from .checks import check_array, check_ids, check_n_head, check_real, check_tree, checked
-from .layers import ffn, layer_norm
+from .attend import mha, mha_backward
+from .checks import check_array, check_dout, check_ids, check_n_head, check_real, check_tree, checked
+from .gpt2 import embedding_backward
+from .layers import ffn, ffn_backward, layer_norm, layer_norm_backward
+from .loss import cross_entropy_backward, smoothed_targets, soft_cross_entropy
 
 
 @checked

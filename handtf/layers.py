@@ -4,12 +4,26 @@ Weights are plain dicts keyed by GPT-2's names (``w``/``b`` for an affine map,
 ``g``/``b`` for a layer norm, ``c_fc``/``c_proj`` for the feed-forward
 network) and unpacked with ``**``, as in picoGPT's ``gpt2.py``
 (jaymody/picoGPT, MIT license).
+
+Below each forward function is its backward function (see
+:mod:`handtf.activations` for the convention): ``dx`` and the gradients of the
+weights, in a dict keyed like the weights.
 """
 
 import numpy as np
 
-from .activations import gelu
-from .checks import check_array, check_callable, check_dense, check_real, check_vector, checked, dense_width
+from .activations import ACTIVATION_BACKWARD, gelu
+from .checks import (
+    check_array,
+    check_callable,
+    check_dense,
+    check_dout,
+    check_real,
+    check_vector,
+    checked,
+    dense_width,
+    without_record,
+)
 from .recording import ignore
 
 
@@ -24,6 +38,22 @@ def linear(x, w, b):
     """
     return x @ w + b  # [..., m, n_out]
 # --8<-- [end:linear]
+
+
+@checked
+# --8<-- [start:linear_backward]
+# [..., n_out], [..., n_in], [n_in, n_out], [n_out] -> [..., n_in], {"w": [n_in, n_out], "b": [n_out]}
+def linear_backward(dout, x, w, b):
+    """``y = x @ w + b``: ``dx = dy @ wᵀ``, ``dw = xᵀ @ dy`` and ``db = Σ dy`` over every row.
+
+    >>> dx, grads = linear_backward(np.array([[1.0, 2.0]]), np.array([[3.0]]), np.array([[1.0, 1.0]]), np.zeros(2))
+    >>> dx, grads["w"], grads["b"]
+    (array([[3.]]), array([[3., 6.]]), array([1., 2.]))
+    """
+    rows_x = x.reshape(-1, x.shape[-1])  # [rows, n_in], every leading axis flattened
+    rows_d = dout.reshape(-1, dout.shape[-1])  # [rows, n_out]
+    return dout @ w.T, {"w": rows_x.T @ rows_d, "b": rows_d.sum(axis=0)}
+# --8<-- [end:linear_backward]
 
 
 @checked
@@ -48,6 +78,29 @@ def layer_norm(x, g, b, eps=1e-5):
 
 
 @checked
+# --8<-- [start:layer_norm_backward]
+# [..., n], [..., n], [n], [n] -> [..., n], {"g": [n], "b": [n]}
+def layer_norm_backward(dout, x, g, b, eps=1e-5):
+    """Layer norm backwards. With ``x̂ = (x - mean) / std`` and ``dx̂ = dy * g``:
+    ``dx = (dx̂ - mean(dx̂) - x̂ * mean(dx̂ * x̂)) / std``, each mean over the row.
+
+    The two means are there because every entry of the row moves the row's
+    mean and variance: ``dx`` of a row always sums to 0.
+
+    >>> dx, grads = layer_norm_backward(np.array([[1.0, 0.0]]), np.array([[0.0, 2.0]]), np.ones(2), np.zeros(2), eps=0)
+    >>> dx, grads["g"], grads["b"]
+    (array([[0., 0.]]), array([-1.,  0.]), array([1., 0.]))
+    """
+    std = np.sqrt(np.var(x, axis=-1, keepdims=True) + eps)  # [..., 1]
+    x_hat = (x - np.mean(x, axis=-1, keepdims=True)) / std  # [..., n]
+    dx_hat = dout * g  # [..., n]
+    dx = (dx_hat - dx_hat.mean(axis=-1, keepdims=True) - x_hat * (dx_hat * x_hat).mean(axis=-1, keepdims=True)) / std
+    rows = lambda a: a.reshape(-1, a.shape[-1])  # noqa: E731  [rows, n]
+    return dx, {"g": np.sum(rows(dout * x_hat), axis=0), "b": np.sum(rows(dout), axis=0)}
+# --8<-- [end:layer_norm_backward]
+
+
+@checked
 # --8<-- [start:ffn]
 # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
 def ffn(x, c_fc, c_proj, activation=gelu, record=ignore):
@@ -68,6 +121,27 @@ def ffn(x, c_fc, c_proj, activation=gelu, record=ignore):
     record(pre_activation=pre_activation, hidden=hidden)
     return linear(hidden, **c_proj)  # [..., n_seq, n_hidden] -> [..., n_seq, n_embd]
 # --8<-- [end:ffn]
+
+
+@checked
+# --8<-- [start:ffn_backward]
+# [..., n_embd], [..., n_embd] -> [..., n_embd], {"c_fc": ..., "c_proj": ...}
+def ffn_backward(dout, x, c_fc, c_proj, activation=gelu):
+    """The feed-forward network backwards: through ``c_proj``, the activation, then ``c_fc``.
+
+    >>> c_fc = {"w": np.array([[1.0, -1.0]]), "b": np.zeros(2)}
+    >>> c_proj = {"w": np.array([[1.0], [1.0]]), "b": np.zeros(1)}
+    >>> from handtf import relu
+    >>> dx, grads = ffn_backward(np.array([[1.0]]), np.array([[-3.0]]), c_fc, c_proj, activation=relu)
+    >>> dx  # the forward pass computes |x|, whose slope at -3 is -1
+    array([[-1.]])
+    """
+    hidden = linear(x, **c_fc)  # [..., n_hidden], before the activation
+    dact, g_proj = linear_backward(dout, activation(hidden), **c_proj)  # [..., n_hidden]
+    dhidden = ACTIVATION_BACKWARD[activation](dact, hidden)  # [..., n_hidden]
+    dx, g_fc = linear_backward(dhidden, x, **c_fc)  # [..., n_embd]
+    return dx, {"c_fc": g_fc, "c_proj": g_proj}
+# --8<-- [end:ffn_backward]
 
 
 # The boundary (see handtf.checks): what each function above accepts.
@@ -103,3 +177,23 @@ def check_ffn(x, c_fc, c_proj, activation, record):
         "activation": check_callable("activation", activation),
         "record": check_callable("record", record),
     }
+
+
+# A backward function takes what its forward function takes, plus ``dout`` shaped like the forward output.
+
+
+def check_linear_backward(dout, x, w, b):
+    args = check_linear(x, w, b)
+    return args | {"dout": check_dout(dout, args["x"].shape[:-1] + args["w"].shape[1:])}
+
+
+def check_layer_norm_backward(dout, x, g, b, eps):
+    args = check_layer_norm(x, g, b, eps)
+    return args | {"dout": check_dout(dout, args["x"].shape)}
+
+
+def check_ffn_backward(dout, x, c_fc, c_proj, activation):
+    if activation not in ACTIVATION_BACKWARD:
+        raise ValueError(f"activation must be handtf.gelu or handtf.relu (they have a backward function), got {activation!r}")
+    args = without_record(check_ffn(x, c_fc, c_proj, activation, record=ignore)) | {"activation": activation}
+    return args | {"dout": check_dout(dout, args["x"].shape)}

@@ -1,9 +1,16 @@
-"""The training loss: cross-entropy of the next token, computed by log-sum-exp."""
+"""The training loss: cross-entropy of the next token, computed by log-sum-exp, and its gradient.
+
+``smoothed_targets`` makes the target distribution of label smoothing,
+``soft_cross_entropy`` is the cross-entropy against any target distribution,
+and ``cross_entropy_backward`` is its gradient for the logits.
+"""
+
+import math
 
 import numpy as np
 
-from .activations import log_softmax
-from .checks import check_ids, check_scores, checked
+from .activations import log_softmax, softmax
+from .checks import check_array, check_ids, check_positive_int, check_real, check_scores, checked
 
 
 @checked
@@ -21,7 +28,51 @@ def cross_entropy(logits, targets):
 # --8<-- [end:cross_entropy]
 
 
-# The boundary (see handtf.checks): what cross_entropy accepts.
+@checked
+# --8<-- [start:smoothed_targets]
+# [...], n_vocab, smoothing -> [..., n_vocab]
+def smoothed_targets(targets, n_vocab, smoothing=0.0):
+    """The target distribution: ``1 - smoothing`` on the right token plus ``smoothing`` spread evenly over all tokens.
+
+    With ``smoothing = 0`` it is the one-hot vector of plain cross-entropy.
+
+    >>> smoothed_targets(np.array([1]), n_vocab=4, smoothing=0.1)
+    array([[0.025, 0.925, 0.025, 0.025]])
+    """
+    return (1 - smoothing) * np.eye(n_vocab)[targets] + smoothing / n_vocab  # [..., n_vocab]
+# --8<-- [end:smoothed_targets]
+
+
+@checked
+# --8<-- [start:soft_cross_entropy]
+# [..., n_vocab], [..., n_vocab] -> scalar
+def soft_cross_entropy(logits, target_probs):
+    """The mean over positions of ``-Σ target_probs * log softmax(logits)``.
+
+    With one-hot targets this is ``nn.cross_entropy``.
+
+    >>> soft_cross_entropy(np.zeros((1, 4)), smoothed_targets(np.array([1]), 4, 0.1)) == float(np.log(4))
+    True
+    """
+    return float(np.mean(np.sum(target_probs * -log_softmax(logits), axis=-1)))
+# --8<-- [end:soft_cross_entropy]
+
+
+@checked
+# --8<-- [start:cross_entropy_backward]
+# [..., n_vocab], [..., n_vocab] -> [..., n_vocab]
+def cross_entropy_backward(logits, target_probs):
+    """The gradient of ``soft_cross_entropy`` for its logits: ``(softmax(logits) - target_probs) / n_positions``.
+
+    >>> cross_entropy_backward(np.zeros((1, 2)), np.array([[1.0, 0.0]]))
+    array([[-0.5,  0.5]])
+    """
+    n_positions = math.prod(logits.shape[:-1])
+    return (softmax(logits) - target_probs) / n_positions  # [..., n_vocab]
+# --8<-- [end:cross_entropy_backward]
+
+
+# The boundary (see handtf.checks): what each function above accepts.
 
 
 def check_cross_entropy(logits, targets):
@@ -32,3 +83,25 @@ def check_cross_entropy(logits, targets):
             f"targets must have shape {logits.shape[:-1]} (logits without the vocabulary axis), got shape {targets.shape}"
         )
     return {"logits": logits, "targets": targets}
+
+
+def check_smoothed_targets(targets, n_vocab, smoothing):
+    n_vocab = check_positive_int("n_vocab", n_vocab)
+    return {
+        "targets": check_ids("targets", targets, n_vocab),
+        "n_vocab": n_vocab,
+        "smoothing": check_real("smoothing", smoothing, 0, 1, allowed="a number from 0 to 1"),
+    }
+
+
+def check_soft_cross_entropy(logits, target_probs):
+    logits = check_array("logits", logits, min_ndim=1)
+    target_probs = check_array("target_probs", target_probs, min_ndim=1)
+    if target_probs.shape != logits.shape:
+        raise ValueError(f"target_probs must have the shape of logits, {logits.shape}, got {target_probs.shape}")
+    if (target_probs < 0).any() or not np.allclose(target_probs.sum(axis=-1), 1):
+        raise ValueError("target_probs must be probabilities: each row at least 0 and summing to 1")
+    return {"logits": logits, "target_probs": target_probs}
+
+
+check_cross_entropy_backward = check_soft_cross_entropy

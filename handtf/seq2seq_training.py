@@ -5,7 +5,7 @@ paper puts it (section 5.4): on the sum of the embeddings and the positional
 encoding, and on every sublayer's output before the residual sum. With
 ``dropout = 0`` it computes exactly ``seq2seq.forward``'s logits (a test
 checks it). The backward pass runs the same steps in reverse, with the
-backward functions of :mod:`handtf.backprop`; the dropout masks are drawn once
+backward functions next to their forward ones (``handtf.attend``, ``handtf.layers``); the dropout masks are drawn once
 per step and used by both.
 
 The task: the source is a sequence of ``length`` symbols; the target is the
@@ -19,19 +19,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .backprop import (
-    cross_entropy_backward,
-    embedding_backward,
-    ffn_backward,
-    layer_norm_backward,
-    multi_head_attention_backward,
-    smoothed_targets,
-    soft_cross_entropy,
-)
 from .activations import relu
-from .attend import multi_head_attention
+from .attend import multi_head_attention, multi_head_attention_backward
 from .checks import check_callable, check_int, check_int_range, check_positive_int, check_real, checked
-from .layers import ffn, layer_norm
+from .gpt2 import embedding_backward
+from .layers import ffn, ffn_backward, layer_norm, layer_norm_backward
+from .loss import cross_entropy_backward, smoothed_targets, soft_cross_entropy
 from .masks import causal_mask
 from .positions import positional_encoding
 from .seq2seq import check_params, init_params

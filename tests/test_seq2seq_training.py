@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from handtf import forward, init_params
-from handtf.backprop import smoothed_targets, soft_cross_entropy
+from handtf import smoothed_targets, soft_cross_entropy
 from handtf.seq2seq_training import BOS, EOS, exact_match, seq2seq_loss_and_grads, task_pairs, train_seq2seq
 from handtf.training import leaves
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from handtf import gpt, verify
-from handtf.backprop import cross_entropy_backward, smoothed_targets, soft_cross_entropy
+from handtf import cross_entropy_backward, smoothed_targets, soft_cross_entropy
 from handtf.training import (
     adam_step,
     determined,
