@@ -7,7 +7,7 @@ import sys
 
 from . import cli_train
 from .compiler import compile_pattern, describe
-from .evaluate import MAX_LEN, PATTERN, evaluate, verify
+from .evaluation import MAX_LEN, PATTERN, evaluate, verify
 from .inference import MAX_NEW_TOKENS, complete, context_window, explain_rows, format_explanation
 from .tokenizer import tokenize
 

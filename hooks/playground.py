@@ -131,7 +131,7 @@ def module_source():
         "QKV_LABELS": list(handtf.QKV_LABELS),
         "TRACE_NAMES": list(handtf.Trace.names()),
         "MASK_VALUE": mask,
-        "PATTERN": importlib.import_module("handtf.evaluate").PATTERN,
+        "PATTERN": importlib.import_module("handtf.evaluation").PATTERN,
         "VERIFY_MAX_LEN": inspect.signature(handtf.verify).parameters["max_len"].default,
         "COLOURS": _figure_colours(),
     }

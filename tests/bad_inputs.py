@@ -36,7 +36,8 @@ def overflowing_float16_model():
     return model
 
 
-PARAMS = h.init_params(5, 6, d_model=8, n_head=2, d_ff=16, n_layers=1, seed=0)
+CONFIG = h.Config(5, 6, d_model=8, n_head=2, d_ff=16, n_layers=1)
+PARAMS = h.init_params(CONFIG, seed=0)
 
 
 def params_without(*path):
@@ -156,14 +157,19 @@ CASES = [
     ("greedy_search, no start tokens", lambda: h.greedy_search(log_probs_with_nan, [], 3), ValueError, r"start_tokens must be a non-empty list"),
     ("beam_search, beam_width 0", lambda: h.beam_search(log_probs_with_nan, [0], 0, 3), ValueError, r"beam_width must be at least 1"),
     # the encoder-decoder
-    ("init_params, odd d_model", lambda: h.init_params(5, 6, d_model=7, n_head=1, d_ff=8, n_layers=1, seed=0), ValueError, r"d_model must be even"),
-    ("init_params, n_head not dividing d_model", lambda: h.init_params(5, 6, d_model=8, n_head=3, d_ff=8, n_layers=1, seed=0), ValueError, r"n_head = 3 must divide d_model"),
-    ("encode, params without 'encoder'", lambda: h.encode([1, 2], params_without("encoder")), ValueError, r"params must be a dict with keys .*got one without 'encoder'"),
-    ("encode, params without one weight", lambda: h.encode([1, 2], params_without("encoder", "blocks", 0, "ln_1", "g")), ValueError, r"params\['encoder'\]\['blocks'\]\[0\]\['ln_1'\] must be a dict .* without 'g'"),
-    ("encode, a source id out of range", lambda: h.encode([1, 5], PARAMS), ValueError, r"src must be token ids in 0..4"),
-    ("encode, a boolean src_mask", lambda: h.encode([1, 2], PARAMS, np.array([[True, False]])), TypeError, r"got booleans"),
-    ("decode, memory of the wrong width", lambda: h.decode([0], np.zeros((2, 4)), PARAMS), ValueError, r"memory must have shape \[\.\.\., n_src, d_model=8\]"),
-    ("greedy_decode, bos out of range", lambda: h.greedy_decode(PARAMS, [1, 2], bos=6, eos=1, max_len=3), ValueError, r"bos must be token ids in 0..5"),
+    ("Config, odd d_model", lambda: h.Config(5, 6, d_model=7, n_head=1, d_ff=8, n_layers=1), ValueError, r"d_model must be even"),
+    ("Config, n_head not dividing d_model", lambda: h.Config(5, 6, d_model=8, n_head=3, d_ff=8, n_layers=1), ValueError, r"n_head = 3 must divide d_model"),
+    ("init_params, sizes instead of a Config", lambda: h.init_params(5, 6), TypeError, r"config must be a handtf.seq2seq.Config"),
+    ("init_params, a negative seed", lambda: h.init_params(CONFIG, seed=-1), ValueError, r"seed must be at least 0, got -1"),
+    ("encode, params without 'encoder'", lambda: h.encode([1, 2], params_without("encoder"), CONFIG), ValueError, r"params must be a dict with keys .*got one without 'encoder'"),
+    ("encode, params without one weight", lambda: h.encode([1, 2], params_without("encoder", "blocks", 0, "ln_1", "g"), CONFIG), ValueError, r"params\['encoder'\]\['blocks'\]\[0\]\['ln_1'\] must be a dict .* without 'g'"),
+    ("encode, params with the config inside", lambda: h.encode([1, 2], PARAMS | {"config": CONFIG}, CONFIG), ValueError, r"params must be a dict .* unexpected key 'config'"),
+    ("encode, without a config", lambda: h.encode([1, 2], PARAMS), TypeError, r"encode\(\): missing a required argument: 'config'"),
+    ("encode, a config the weights do not fit", lambda: h.encode([1, 2], PARAMS, h.Config(5, 6, d_model=8, n_head=2, d_ff=32, n_layers=1)), ValueError, r"params\['encoder'\]\['blocks'\]\[0\]\['mlp'\]\['c_fc'\]\['w'\] must have shape \(8, 32\) for config = Config\(vocab_src=5, vocab_tgt=6, d_model=8, n_head=2, d_ff=32, n_layers=1, norm='post'\), got shape \(8, 16\)"),
+    ("encode, a source id out of range", lambda: h.encode([1, 5], PARAMS, CONFIG), ValueError, r"src must be token ids in 0..4"),
+    ("encode, a boolean src_mask", lambda: h.encode([1, 2], PARAMS, CONFIG, np.array([[True, False]])), TypeError, r"got booleans"),
+    ("decode, memory of the wrong width", lambda: h.decode([0], np.zeros((2, 4)), PARAMS, CONFIG), ValueError, r"memory must have shape \[\.\.\., n_src, d_model=8\]"),
+    ("greedy_decode, bos out of range", lambda: h.greedy_decode(PARAMS, CONFIG, [1, 2], bos=6, eos=1, max_len=3), ValueError, r"bos must be token ids in 0..5"),
     # display
     ("format_number of text", lambda: h.format_number("x"), TypeError, r"value must be a real number"),
     ("format_matrix of nothing", lambda: h.format_matrix([]), ValueError, r"matrix must be a non-empty 1-d or 2-d array"),

@@ -81,7 +81,7 @@ def test_console_script_is_installed():
 
 
 def test_the_bounds_are_the_packages_and_are_documented():
-    from handtf.evaluate import MAX_LEN
+    from handtf.evaluation import MAX_LEN
     from handtf.inference import MAX_NEW_TOKENS
 
     assert MAX_LEN == MAX_NEW_TOKENS == 1_000_000

@@ -243,7 +243,7 @@ def beam_search():
 # ---------------------------------------------------------------- the big picture
 
 
-SEQ2SEQ = dict(vocab_src=4, vocab_tgt=6, d_model=8, n_head=2, d_ff=32, n_layers=2, seed=0)  # the encoder-decoder page's model
+SEQ2SEQ = handtf.Config(vocab_src=4, vocab_tgt=6, d_model=8, n_head=2, d_ff=32, n_layers=2)  # the encoder-decoder page's model (seed 0)
 SRC_WORDS = ["<pad>", "je", "suis", "étudiant"]
 TGT_WORDS = ["<bos>", "<eos>", "i", "am", "a", "student"]
 
@@ -274,8 +274,8 @@ TRANSFORMER_WORDS = {
 @figure("transformer", words=TRANSFORMER_WORDS)
 def transformer(words):
     """The paper's Figure 1, drawn from the Config and the block functions of handtf.seq2seq."""
-    params = handtf.init_params(**SEQ2SEQ)
-    config = params["config"]
+    config = SEQ2SEQ
+    params = handtf.init_params(config, seed=0)
     d, h, ff = config.d_model, config.n_head, config.d_ff
     describe = {
         "self_attn": (words["self_attn"], words["heads, no mask"].format(h=h)),
@@ -341,9 +341,9 @@ def transformer(words):
 })
 def cross_attention(words):
     """The first decoder block's cross-attention weights for <bos> i am a student against je suis étudiant."""
-    params = handtf.init_params(**SEQ2SEQ)
+    params = handtf.init_params(SEQ2SEQ, seed=0)
     src, tgt = np.array([1, 2, 3]), np.array([0, 2, 3, 4, 5])
-    memory = handtf.encode(src, params)
+    memory = handtf.encode(src, params, SEQ2SEQ)
     block = params["decoder"]["blocks"][0]
     x = seq2seq.embed(tgt, params["decoder"]["wte"])
     x = seq2seq.post_norm(x, lambda z: handtf.multi_head_attention(z, z, **block["self_attn"], n_head=2, mask=handtf.causal_mask(5)), block["ln_1"])
