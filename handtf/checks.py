@@ -138,8 +138,8 @@ def check_array(name, value, ndim=None, min_ndim=0, floating=True, nonempty=True
         got = "a scalar" if array.ndim == 0 else f"shape {array.shape}"
         raise ValueError(f"{name} must have shape {wanted}, got {got}")
     if nonempty and 0 in array.shape:
-        wanted = f"shape {shape} " if shape else ""
-        raise ValueError(f"{name} must have {wanted}with no empty axis, got shape {array.shape}")
+        wanted = f"shape {shape} with no empty axis" if shape else "no empty axis"
+        raise ValueError(f"{name} must have {wanted}, got shape {array.shape}")
     if floating and array.dtype.kind != "f":
         array = array.astype(np.float64)
     if finite and array.dtype.kind == "f" and not np.isfinite(array).all():

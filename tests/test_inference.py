@@ -71,7 +71,7 @@ def test_complete_recovers_from_a_context_outside_the_pattern():
     "call, error, message",
     [
         (lambda: complete(""), ValueError, "context is empty"),
-        (lambda: complete(5), TypeError, "text must be a str, got int"),
+        (lambda: complete(5), TypeError, "context must be a str of the characters .a. and .b., got int"),
         (lambda: complete("a", -1), ValueError, "max_new_tokens must be at least 0, got -1"),
         (lambda: complete("a", 2.0), TypeError, "max_new_tokens must be an integer, got 2.0"),
         (lambda: predict(""), ValueError, "context is empty"),
