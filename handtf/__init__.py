@@ -7,7 +7,10 @@
 1.0
 
 The hand-made model lives in ``weights``, ``model``, ``tokenizer``,
-``inference``, ``evaluate`` and ``trace``. The general Transformer building
+``inference``, ``evaluation`` (``evaluate``, ``verify``) and ``tracing``
+(``trace``); a compiled pattern in ``compiler``, ``picogpt`` (GPT-2's whole
+forward pass) and ``running``. A module is never named as a function it
+exports, so ``handtf.trace`` is always the function. The general Transformer building
 blocks, which the hand-made model shares, are one module per idea:
 ``activations``, ``layers``, ``attend`` (the package's one ``attention``),
 ``masks``, ``positions``, ``loss``, ``decoding`` and ``seq2seq``. Every public
@@ -40,7 +43,7 @@ from .decoding import (
     top_p_filter,
 )
 from .display import format_matrix, format_number, show
-from .evaluate import Evaluation, Verification, evaluate, next_token_logits, valid_contexts, verify
+from .evaluation import Evaluation, Verification, evaluate, next_token_logits, valid_contexts, verify
 from .inference import complete, context_window, explain, explain_rows, next_token_probs, predict
 from .activations import gelu, gelu_backward, log_softmax, relu, relu_backward, softmax, softmax_backward
 from .attend import (
@@ -59,7 +62,7 @@ from .attend import (
 from .layers import ffn, ffn_backward, layer_norm, layer_norm_backward, linear, linear_backward
 from .loss import cross_entropy, cross_entropy_backward, smoothed_targets, soft_cross_entropy
 from .masks import causal_mask, padding_mask
-from .gpt2 import embedding_backward, gpt2, gpt2_block
+from .picogpt import embedding_backward, gpt2, gpt2_block
 from .model import causal_self_attention, gpt, transformer_block
 from .positions import position_shift_matrix, positional_encoding, rope
 from .recording import Recorder
@@ -69,7 +72,7 @@ from .gpt_grads import loss_and_grads
 from .training import train
 from .seq2seq_training import train_seq2seq
 from .tokenizer import CHARS, tokenize, untok
-from .trace import PatternTrace, Trace, trace
+from .tracing import PatternTrace, Trace, trace
 from .weights import (
     EMBED_LABELS,
     LG,

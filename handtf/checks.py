@@ -138,8 +138,8 @@ def check_array(name, value, ndim=None, min_ndim=0, floating=True, nonempty=True
         got = "a scalar" if array.ndim == 0 else f"shape {array.shape}"
         raise ValueError(f"{name} must have shape {wanted}, got {got}")
     if nonempty and 0 in array.shape:
-        wanted = f"shape {shape} " if shape else ""
-        raise ValueError(f"{name} must have {wanted}with no empty axis, got shape {array.shape}")
+        wanted = f"shape {shape} with no empty axis" if shape else "no empty axis"
+        raise ValueError(f"{name} must have {wanted}, got shape {array.shape}")
     if floating and array.dtype.kind != "f":
         array = array.astype(np.float64)
     if finite and array.dtype.kind == "f" and not np.isfinite(array).all():
@@ -181,9 +181,12 @@ def check_vector(name, vector, size, what):
     return vector
 
 
-def check_keys(name, tree, keys):
-    """``tree`` must be a dict with exactly ``keys``; the error names the missing or extra keys."""
-    wanted = f"{name} must be a dict with keys {names(keys)}"
+def check_keys(name, tree, keys, needs=""):
+    """``tree`` must be a dict with exactly ``keys``; the error names the missing or extra keys.
+
+    ``needs`` says, after the keys, what asks for them (" for config = ...").
+    """
+    wanted = f"{name} must be a dict with keys {names(keys)}{needs}"
     if not isinstance(tree, dict):
         raise ValueError(f"{wanted}, got {type(tree).__name__}")
     missing, extra = [k for k in keys if k not in tree], [k for k in tree if k not in keys]
@@ -273,23 +276,24 @@ def check_scores(name, x, min_ndim=1):
     return x
 
 
-def check_tree(name, tree, shapes):
+def check_tree(name, tree, shapes, needs=""):
     """Nested dicts and lists of arrays shaped like ``shapes`` (dicts, lists, and shape tuples at the leaves).
 
     Returns the same tree with every leaf a finite float array; an error names
-    the path of the first missing key, wrong length or wrong shape.
+    the path of the first missing key, wrong length or wrong shape, and then
+    ``needs``: what asks for that layout (" for config = ...").
     """
     if isinstance(shapes, dict):
-        check_keys(name, tree, tuple(shapes))
-        return {key: check_tree(f"{name}[{key!r}]", tree[key], shape) for key, shape in shapes.items()}
+        check_keys(name, tree, tuple(shapes), needs)
+        return {key: check_tree(f"{name}[{key!r}]", tree[key], shape, needs) for key, shape in shapes.items()}
     if isinstance(shapes, list):
         if not isinstance(tree, (list, tuple)) or len(tree) != len(shapes):
             got = f"{len(tree)} items" if isinstance(tree, (list, tuple)) else type(tree).__name__
-            raise ValueError(f"{name} must be a list of {len(shapes)} items, got {got}")
-        return [check_tree(f"{name}[{i}]", item, shape) for i, (item, shape) in enumerate(zip(tree, shapes))]
+            raise ValueError(f"{name} must be a list of {len(shapes)} items{needs}, got {got}")
+        return [check_tree(f"{name}[{i}]", item, shape, needs) for i, (item, shape) in enumerate(zip(tree, shapes))]
     array = check_array(name, tree, nonempty=False)
     if array.shape != shapes:
-        raise ValueError(f"{name} must have shape {shapes}, got shape {array.shape}")
+        raise ValueError(f"{name} must have shape {shapes}{needs}, got shape {array.shape}")
     return array
 
 

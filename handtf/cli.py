@@ -7,7 +7,7 @@ import sys
 
 from . import cli_train
 from .compiler import compile_pattern, describe
-from .evaluate import MAX_LEN, PATTERN, evaluate, verify
+from .evaluation import MAX_LEN, PATTERN, evaluate, verify
 from .inference import MAX_NEW_TOKENS, complete, context_window, explain_rows, format_explanation
 from .tokenizer import tokenize
 
@@ -59,10 +59,18 @@ def _text(text):
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but an error is one line on stderr and exit code 2 (no usage dump)."""
+    """argparse, but an error is one line on stderr and exit code 2 (no usage dump).
+
+    ``--help`` writes with ``print`` so that a stdout that cannot take it
+    raises, as any other output does (argparse itself ignores the error and
+    exits 0, as if the help had been shown).
+    """
 
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message}\n")
+
+    def print_help(self, file=None):
+        print(self.format_help(), end="", file=file or sys.stdout)
 
 
 def build_parser():
@@ -141,9 +149,8 @@ def main(argv=None):
     uses when the final flush fails), running out of memory 1, Ctrl-C 130.
     """
     parser = build_parser()
-    args = parser.parse_args(argv)
     try:
-        code = run(args)
+        code = _parse_and_run(parser, argv)
         sys.stdout.flush()  # write now, while errors can still be caught
     except (ValueError, TypeError) as error:  # a pattern the design cannot take, or a max_len below its k
         parser.error(str(error))
@@ -158,6 +165,14 @@ def main(argv=None):
     except KeyboardInterrupt:
         code = _quiet_stdout(130)
     sys.exit(code)
+
+
+def _parse_and_run(parser, argv):
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as done:  # after --help, or a usage error (already said on stderr)
+        return done.code
+    return run(args)
 
 
 def _quiet_stdout(code, message=None):

@@ -10,7 +10,7 @@ figures go to stdout.
 import argparse
 import sys
 
-from .evaluate import verify
+from .evaluation import verify
 from .seq2seq_training import TASKS, exact_match, train_seq2seq
 from .tokenizer import CHARS
 from .training import train

@@ -135,6 +135,8 @@ def check_context_window(context, model):
     if not isinstance(model, CompiledPattern):
         model = check_finite_model(model)
     chars = alphabet(model)
+    if not isinstance(context, str):
+        raise TypeError(f"context must be a str of the characters {allowed(chars)}, got {type(context).__name__}")
     n = len(tokenize(context, chars))
     if not n:
         raise ValueError(f"context is empty; the model needs at least one token ({allowed(chars).replace(' and ', ' or ')})")
@@ -154,6 +156,6 @@ check_predict = check_explain_rows = check_explain = check_next_token_probs
 
 
 def check_complete(context, max_new_tokens, model):
-    max_new_tokens = check_int_range("max_new_tokens", max_new_tokens, 0)
+    max_new_tokens = check_int_range("max_new_tokens", max_new_tokens, 0)  # below 0: no word about the upper bound
     max_new_tokens = check_int_range("max_new_tokens", max_new_tokens, 0, MAX_NEW_TOKENS, " (MAX_NEW_TOKENS, complete's upper bound)")
     return check_next_token_probs(context, model) | {"max_new_tokens": max_new_tokens}

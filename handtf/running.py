@@ -1,10 +1,10 @@
 """What running a model needs to know about it, for the hand-made model and compiled patterns alike.
 
-The functions of :mod:`handtf.inference`, :mod:`handtf.evaluate` and
-:mod:`handtf.trace` take either the hand-made ``(aab)*`` model (a dict as
+The functions of :mod:`handtf.inference`, :mod:`handtf.evaluation` and
+:mod:`handtf.tracing` take either the hand-made ``(aab)*`` model (a dict as
 :func:`handtf.build_model` makes it, run by :func:`handtf.gpt`) or a
 :class:`handtf.CompiledPattern` (run by GPT-2's whole forward pass,
-:func:`handtf.gpt2.gpt2`). These few functions are the only place that tells
+:func:`handtf.picogpt.gpt2`). These few functions are the only place that tells
 them apart.
 
 >>> from handtf import MODEL, compile_pattern
@@ -16,7 +16,7 @@ them apart.
 """
 
 from .compiler import CompiledPattern
-from .gpt2 import gpt2
+from .picogpt import gpt2
 from .model import gpt
 from .recording import ignore
 from .tokenizer import CHARS

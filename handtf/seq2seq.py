@@ -68,21 +68,26 @@ class Config:
             raise ValueError(f"norm must be 'post' (the paper) or 'pre' (GPT-2), got {self.norm!r}")
 
 
-def init_params(vocab_src, vocab_tgt, d_model, n_head, d_ff, n_layers, seed, norm="post"):
-    """Seeded random weights: a nested dict keyed by what each array is.
+@checked
+def init_params(config, seed):
+    """Seeded random weights for ``config``: a nested dict keyed by what each array is, and nothing else.
 
     Matrices are drawn from N(0, 1/n_in) so activations keep their scale;
     embeddings from N(0, 1/d_model), so that after the ``sqrt(d_model)``
     scaling they match the positional encoding's scale; biases are 0, layer
-    norm gains 1. The same seed always gives the same weights.
+    norm gains 1. The same seed always gives the same weights. The sizes stay
+    in ``config``, which every function that runs the weights takes next to them.
 
-    >>> params = init_params(5, 6, d_model=8, n_head=2, d_ff=32, n_layers=1, seed=0)
-    >>> sorted(params["decoder"]["blocks"][0])
-    ['cross_attn', 'ln_1', 'ln_2', 'ln_3', 'mlp', 'self_attn']
+    >>> config = Config(vocab_src=5, vocab_tgt=6, d_model=8, n_head=2, d_ff=32, n_layers=1)
+    >>> params = init_params(config, seed=0)
+    >>> sorted(params), sorted(params["decoder"]["blocks"][0])
+    (['decoder', 'encoder'], ['cross_attn', 'ln_1', 'ln_2', 'ln_3', 'mlp', 'self_attn'])
     >>> params["encoder"]["wte"].shape, params["decoder"]["wte"].shape
     ((5, 8), (6, 8))
     """
-    config = Config(vocab_src, vocab_tgt, d_model, n_head, d_ff, n_layers, norm)
+    vocab_src, vocab_tgt, d_model, d_ff, n_layers, norm = (
+        config.vocab_src, config.vocab_tgt, config.d_model, config.d_ff, config.n_layers, config.norm
+    )
     rng = np.random.default_rng(seed)
 
     def dense(n_in, n_out):
@@ -115,7 +120,7 @@ def init_params(vocab_src, vocab_tgt, d_model, n_head, d_ff, n_layers, seed, nor
         for _ in range(n_layers)
     ]
     decoder = stack(vocab_tgt, decoder_blocks)
-    return {"config": config, "encoder": encoder, "decoder": decoder}
+    return {"encoder": encoder, "decoder": decoder}
 
 
 @checked
@@ -171,7 +176,7 @@ RESIDUALS = {"post": post_norm, "pre": pre_norm}
 def encoder_block(x, self_attn, ln_1, mlp, ln_2, n_head, src_mask=None, residual=post_norm):
     """Self-attention over the whole source, then the feed-forward network, each in a residual.
 
-    >>> params = init_params(5, 6, d_model=8, n_head=2, d_ff=32, n_layers=1, seed=0)
+    >>> params = init_params(Config(5, 6, d_model=8, n_head=2, d_ff=32, n_layers=1), seed=0)
     >>> x = np.ones((3, 8))
     >>> encoder_block(x, **params["encoder"]["blocks"][0], n_head=2).shape
     (3, 8)
@@ -187,7 +192,7 @@ def encoder_block(x, self_attn, ln_1, mlp, ln_2, n_head, src_mask=None, residual
 def decoder_block(x, memory, self_attn, ln_1, cross_attn, ln_2, mlp, ln_3, n_head, src_mask=None, residual=post_norm):
     """Masked self-attention, attention over the encoder's output, feed-forward; each in a residual.
 
-    >>> params = init_params(5, 6, d_model=8, n_head=2, d_ff=32, n_layers=1, seed=0)
+    >>> params = init_params(Config(5, 6, d_model=8, n_head=2, d_ff=32, n_layers=1), seed=0)
     >>> decoder_block(np.ones((2, 8)), np.ones((3, 8)), **params["decoder"]["blocks"][0], n_head=2).shape
     (2, 8)
     """
@@ -201,17 +206,17 @@ def decoder_block(x, memory, self_attn, ln_1, cross_attn, ln_2, mlp, ln_3, n_hea
 @checked
 # --8<-- [start:encode]
 # [..., n_src] -> [..., n_src, d_model]
-def encode(src, params, src_mask=None):
+def encode(src, params, config, src_mask=None):
     """The encoder: embed the source, run every encoder block. The result is the decoder's ``memory``.
 
     ``src_mask`` (optional) hides padding: ``padding_mask(src == pad_id)``,
     shape ``[..., 1, n_src]``.
 
-    >>> params = init_params(5, 6, d_model=8, n_head=2, d_ff=32, n_layers=2, seed=0)
-    >>> encode(np.array([1, 2, 3]), params).shape
+    >>> config = Config(5, 6, d_model=8, n_head=2, d_ff=32, n_layers=2)
+    >>> params = init_params(config, seed=0)
+    >>> encode(np.array([1, 2, 3]), params, config).shape
     (3, 8)
     """
-    config = params["config"]
     x = embed(src, params["encoder"]["wte"])  # [..., n_src, d_model]
     for block in params["encoder"]["blocks"]:
         x = encoder_block(x, **block, n_head=config.n_head, src_mask=src_mask, residual=RESIDUALS[config.norm])
@@ -222,18 +227,18 @@ def encode(src, params, src_mask=None):
 @checked
 # --8<-- [start:decode]
 # [..., n_tgt], [..., n_src, d_model] -> [..., n_tgt, vocab_tgt]
-def decode(tgt, memory, params, src_mask=None):
+def decode(tgt, memory, params, config, src_mask=None):
     """The decoder: embed the target so far, run every decoder block, project to target-vocabulary logits.
 
     Row ``i`` of the result scores the token after ``tgt[..., :i+1]``; it
     never depends on later target tokens.
 
-    >>> params = init_params(5, 6, d_model=8, n_head=2, d_ff=32, n_layers=2, seed=0)
-    >>> memory = encode(np.array([1, 2, 3]), params)
-    >>> decode(np.array([0, 4]), memory, params).shape
+    >>> config = Config(5, 6, d_model=8, n_head=2, d_ff=32, n_layers=2)
+    >>> params = init_params(config, seed=0)
+    >>> memory = encode(np.array([1, 2, 3]), params, config)
+    >>> decode(np.array([0, 4]), memory, params, config).shape
     (2, 6)
     """
-    config = params["config"]
     wte = params["decoder"]["wte"]  # [vocab_tgt, d_model]
     x = embed(tgt, wte)  # [..., n_tgt, d_model]
     for block in params["decoder"]["blocks"]:
@@ -247,14 +252,16 @@ def decode(tgt, memory, params, src_mask=None):
 @checked
 # --8<-- [start:forward]
 # [..., n_src], [..., n_tgt] -> [..., n_tgt, vocab_tgt]
-def forward(src, tgt, params, src_mask=None):
+def forward(src, tgt, params, config, src_mask=None):
     """Encode ``src``, then decode ``tgt`` against it: the logits a training loss would use.
 
-    >>> params = init_params(5, 6, d_model=8, n_head=2, d_ff=32, n_layers=1, seed=0)
-    >>> forward(np.array([[1, 2, 3]]), np.array([[0, 4]]), params).shape
+    >>> config = Config(5, 6, d_model=8, n_head=2, d_ff=32, n_layers=1)
+    >>> params = init_params(config, seed=0)
+    >>> forward(np.array([[1, 2, 3]]), np.array([[0, 4]]), params, config).shape
     (1, 2, 6)
     """
-    return decode(tgt, encode(src, params, src_mask), params, src_mask)  # [..., n_tgt, vocab_tgt]
+    memory = encode(src, params, config, src_mask)  # [..., n_src, d_model]
+    return decode(tgt, memory, params, config, src_mask)  # [..., n_tgt, vocab_tgt]
 # --8<-- [end:forward]
 
 
@@ -284,14 +291,30 @@ def param_shapes(config):
     return {"encoder": stack(config.vocab_src, encoder_block), "decoder": stack(config.vocab_tgt, decoder_block)}
 
 
-def check_params(params):
-    """``params`` as ``init_params`` makes them: its config, and every array at its place with its shape."""
-    check_keys("params", params, ("config", "encoder", "decoder"))
-    config = params["config"]
+def check_config(config):
     if not isinstance(config, Config):
-        raise TypeError(f"params['config'] must be a handtf.seq2seq.Config, got {type(config).__name__}")
-    weights = check_tree("params", {k: params[k] for k in ("encoder", "decoder")}, param_shapes(config))
-    return {"config": config, **weights}
+        raise TypeError(
+            "config must be a handtf.seq2seq.Config (Config(vocab_src, vocab_tgt, d_model, n_head, d_ff, n_layers)), "
+            f"got {type(config).__name__}"
+        )
+    return config
+
+
+def check_init_params(config, seed):
+    return {"config": check_config(config), "seed": check_int_range("seed", seed, 0)}
+
+
+def check_params(params, config):
+    """``params`` as ``init_params(config, ...)`` makes them: every array at its place, with the shape ``config`` gives it.
+
+    >>> params = init_params(Config(5, 6, d_model=8, n_head=2, d_ff=32, n_layers=1), seed=0)
+    >>> check_params(params, Config(4, 6, d_model=8, n_head=2, d_ff=32, n_layers=1))
+    Traceback (most recent call last):
+    ...
+    ValueError: params['encoder']['wte'] must have shape (4, 8) for config = Config(vocab_src=4, vocab_tgt=6, d_model=8, n_head=2, d_ff=32, n_layers=1, norm='post'), got shape (5, 8)
+    """
+    config = check_config(config)
+    return check_tree("params", params, param_shapes(config), needs=f" for config = {config}")
 
 
 def check_sequence(name, tokens, n_vocab):
@@ -370,20 +393,20 @@ def check_memory(memory, d_model):
     return memory
 
 
-def check_encode(src, params, src_mask):
-    params = check_params(params)
-    src = check_sequence("src", src, params["config"].vocab_src)
-    return {"src": src, "params": params, "src_mask": check_src_mask(src_mask, src.shape[:-1], src.shape[-1], src.shape[-1])}
+def check_encode(src, params, config, src_mask):
+    params = check_params(params, config)
+    src = check_sequence("src", src, config.vocab_src)
+    src_mask = check_src_mask(src_mask, src.shape[:-1], src.shape[-1], src.shape[-1])
+    return {"src": src, "params": params, "src_mask": src_mask}
 
 
-def check_decode(tgt, memory, params, src_mask):
-    params = check_params(params)
-    tgt = check_sequence("tgt", tgt, params["config"].vocab_tgt)
-    memory = check_memory(memory, params["config"].d_model)
+def check_decode(tgt, memory, params, config, src_mask):
+    params = check_params(params, config)
+    tgt = check_sequence("tgt", tgt, config.vocab_tgt)
+    memory = check_memory(memory, config.d_model)
     src_mask = check_src_mask(src_mask, np.broadcast_shapes(tgt.shape[:-1], memory.shape[:-2]), tgt.shape[-1], memory.shape[-2])
     return {"tgt": tgt, "memory": memory, "params": params, "src_mask": src_mask}
 
 
-def check_forward(src, tgt, params, src_mask):
-    checked_args = check_encode(src, params, src_mask)
-    return checked_args | {"tgt": check_sequence("tgt", tgt, checked_args["params"]["config"].vocab_tgt)}
+def check_forward(src, tgt, params, config, src_mask):
+    return check_encode(src, params, config, src_mask) | {"tgt": check_sequence("tgt", tgt, config.vocab_tgt)}

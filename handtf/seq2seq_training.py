@@ -22,12 +22,12 @@ import numpy as np
 from .activations import relu
 from .attend import multi_head_attention, multi_head_attention_backward
 from .checks import check_callable, check_int, check_int_range, check_positive_int, check_real, checked
-from .gpt2 import embedding_backward
+from .picogpt import embedding_backward
 from .layers import ffn, ffn_backward, layer_norm, layer_norm_backward
 from .loss import cross_entropy_backward, smoothed_targets, soft_cross_entropy
 from .masks import causal_mask
 from .positions import positional_encoding
-from .seq2seq import check_params, init_params
+from .seq2seq import Config, check_params, init_params
 from .training import adam_step, check_fraction, dropout_mask, leaves, learning_rate
 from .translate import beam_decode, greedy_decode
 
@@ -185,12 +185,12 @@ def _final_norm_backward(dout, x, stack, grads):
 
 @checked
 # --8<-- [start:seq2seq_loss_and_grads]
-def seq2seq_loss_and_grads(params, src, tgt_in, tgt_out, label_smoothing=0.0, dropout=0.0, rng=None):
-    """The loss of ``forward(src, tgt_in, params)`` against ``tgt_out``, with dropout, and the gradient of every weight.
+def seq2seq_loss_and_grads(params, config, src, tgt_in, tgt_out, label_smoothing=0.0, dropout=0.0, rng=None):
+    """The loss of ``forward(src, tgt_in, params, config)`` against ``tgt_out``, with dropout, and the gradient of every weight.
 
-    The gradients come back in the layout of ``params`` (without ``config``).
+    The gradients come back in the layout of ``params``.
     """
-    config, enc, dec = params["config"], params["encoder"], params["decoder"]
+    enc, dec = params["encoder"], params["decoder"]
     n_head, norm, drop = config.n_head, config.norm, _Dropout(dropout, rng)
     # forward: the encoder, then the decoder against its output
     x_src = _embed(src, enc["wte"]) * drop("enc.embed", src.shape + (config.d_model,))
@@ -221,7 +221,8 @@ def seq2seq_loss_and_grads(params, src, tgt_in, tgt_out, label_smoothing=0.0, dr
 class Seq2SeqTraining:
     """What ``train_seq2seq`` returns."""
 
-    params: dict  # as seq2seq.init_params makes them: seq2seq.forward, greedy_decode and beam_decode run them
+    params: dict  # as seq2seq.init_params(config) makes them: seq2seq.forward, greedy_decode and beam_decode run them
+    config: Config  # the sizes of the model: pass them next to params
     losses: np.ndarray  # [steps] the training loss (with label smoothing and dropout) of each step
     test_src: np.ndarray  # [n_test, length] held-out sources: never in a training batch
     task: str
@@ -237,20 +238,21 @@ def train_seq2seq(task="reverse", steps=1000, seed=0, length=6, n_symbols=8, bat
     ``progress(step, loss)`` is called after every step, if given.
     """
     rng = np.random.default_rng(seed)
-    params = init_params(n_symbols + 2, n_symbols + 2, d_model, n_head, d_ff, n_layers, seed=seed)
+    config = Config(n_symbols + 2, n_symbols + 2, d_model, n_head, d_ff, n_layers)
+    params = init_params(config, seed=seed)
     test_src = task_pairs(task, n_test, length, n_symbols, rng)[0]
     held_out = frozenset(map(tuple, test_src.tolist()))
-    weights = leaves({"encoder": params["encoder"], "decoder": params["decoder"]})
+    weights = leaves(params)
     moments = [(np.zeros_like(w), np.zeros_like(w)) for w in weights]
     losses = []
     for step in range(1, steps + 1):
         src, tgt_in, tgt_out = task_pairs(task, batch_size, length, n_symbols, rng, exclude=held_out)
-        loss, grads = seq2seq_loss_and_grads(params, src, tgt_in, tgt_out, label_smoothing, dropout, rng)
+        loss, grads = seq2seq_loss_and_grads(params, config, src, tgt_in, tgt_out, label_smoothing, dropout, rng)
         adam_step(weights, leaves(grads), moments, step, learning_rate(step, d_model, warmup, factor))
         losses.append(loss)
         if progress is not None:
             progress(step, loss)
-    return Seq2SeqTraining(params, np.array(losses), test_src, task)
+    return Seq2SeqTraining(params, config, np.array(losses), test_src, task)
 # --8<-- [end:train_seq2seq]
 
 
@@ -265,9 +267,9 @@ def exact_match(result, beam_width=1):
     for src in result.test_src:
         expected = [BOS, *(src if result.task == "copy" else src[::-1]), EOS]
         if beam_width == 1:
-            tokens = greedy_decode(result.params, src, BOS, EOS, max_len=len(src) + 1)
+            tokens = greedy_decode(result.params, result.config, src, BOS, EOS, max_len=len(src) + 1)
         else:
-            tokens = beam_decode(result.params, src, BOS, EOS, max_len=len(src) + 1, beam_width=beam_width)
+            tokens = beam_decode(result.params, result.config, src, BOS, EOS, max_len=len(src) + 1, beam_width=beam_width)
         right += list(tokens) == expected
     return right / len(result.test_src)
 # --8<-- [end:exact_match]
@@ -291,9 +293,8 @@ def check_task_pairs(task, n_pairs, length, n_symbols, rng, exclude):
     return {"task": check_task(task), "n_pairs": check_positive_int("n_pairs", n_pairs), "length": length, "n_symbols": n_symbols}
 
 
-def check_seq2seq_loss_and_grads(params, src, tgt_in, tgt_out, label_smoothing, dropout, rng):
-    params = check_params(params)
-    config = params["config"]
+def check_seq2seq_loss_and_grads(params, config, src, tgt_in, tgt_out, label_smoothing, dropout, rng):
+    params = check_params(params, config)
     src, tgt_in, tgt_out = (np.asarray(a) for a in (src, tgt_in, tgt_out))
     if src.ndim != 2 or tgt_in.ndim != 2 or tgt_in.shape != tgt_out.shape or len(src) != len(tgt_in):
         raise ValueError(
@@ -325,7 +326,7 @@ def check_train_seq2seq(task, steps, seed, length, n_symbols, batch_size, d_mode
         "label_smoothing": check_fraction("label_smoothing", label_smoothing),
         "dropout": check_fraction("dropout", dropout),
         "progress": None if progress is None else check_callable("progress", progress),
-    }  # d_model, n_head, d_ff and n_layers: init_params checks them
+    }  # d_model, n_head, d_ff and n_layers: Config checks them
 
 
 def check_exact_match(result, beam_width):

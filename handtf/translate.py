@@ -9,59 +9,60 @@ import numpy as np
 from .activations import log_softmax
 from .checks import check_ids, check_positive_int, checked
 from .decoding import beam_search, check_beam_search, greedy_search
-from .seq2seq import check_params, decode, encode, init_params  # init_params: for the examples
+from .seq2seq import Config, check_params, decode, encode, init_params  # Config, init_params: for the examples
 
 
 @checked
 # --8<-- [start:greedy_decode]
-def greedy_decode(params, src, bos, eos, max_len):
+def greedy_decode(params, config, src, bos, eos, max_len):
     """Translate one source sequence by always taking the most likely next token.
 
     Returns the target tokens, starting with ``bos`` and ending with ``eos`` if
     it came within ``max_len`` new tokens. Each step re-runs the decoder on the
     whole prefix (no cache), which is slow but simple.
 
-    >>> params = init_params(5, 6, d_model=8, n_head=2, d_ff=32, n_layers=1, seed=0)
-    >>> tokens = greedy_decode(params, np.array([1, 2, 3]), bos=0, eos=1, max_len=4)
+    >>> config = Config(5, 6, d_model=8, n_head=2, d_ff=32, n_layers=1)
+    >>> params = init_params(config, seed=0)
+    >>> tokens = greedy_decode(params, config, np.array([1, 2, 3]), bos=0, eos=1, max_len=4)
     >>> tokens[0], 2 <= len(tokens) <= 5
     (0, True)
     """
-    tokens, _ = greedy_search(next_token_log_probs(params, src), [bos], max_len, eos)
+    tokens, _ = greedy_search(next_token_log_probs(params, config, src), [bos], max_len, eos)
     return tokens
 # --8<-- [end:greedy_decode]
 
 
 @checked
 # --8<-- [start:beam_decode]
-def beam_decode(params, src, bos, eos, max_len, beam_width, length_penalty=0.0):
+def beam_decode(params, config, src, bos, eos, max_len, beam_width, length_penalty=0.0):
     """Translate one source sequence with ``decoding.beam_search``; return the best target tokens.
 
-    >>> params = init_params(5, 6, d_model=8, n_head=2, d_ff=32, n_layers=1, seed=0)
-    >>> src = np.array([1, 2, 3])
-    >>> beam_decode(params, src, 0, 1, 4, beam_width=1) == greedy_decode(params, src, 0, 1, 4)
+    >>> config = Config(5, 6, d_model=8, n_head=2, d_ff=32, n_layers=1)
+    >>> params, src = init_params(config, seed=0), np.array([1, 2, 3])
+    >>> beam_decode(params, config, src, 0, 1, 4, beam_width=1) == greedy_decode(params, config, src, 0, 1, 4)
     True
     """
-    step_fn = next_token_log_probs(params, src)
+    step_fn = next_token_log_probs(params, config, src)
     hypotheses = beam_search(step_fn, [bos], beam_width, max_len, eos, length_penalty)
     return hypotheses[0][0]
 # --8<-- [end:beam_decode]
 
 
 # the step function of greedy_search and beam_search: target prefix -> log-probs of the next token
-def next_token_log_probs(params, src):
-    memory = encode(src, params)  # [n_src, d_model]
-    return lambda tokens: log_softmax(decode(np.array(tokens), memory, params)[-1])  # [vocab_tgt]
+def next_token_log_probs(params, config, src):
+    memory = encode(src, params, config)  # [n_src, d_model]
+    return lambda tokens: log_softmax(decode(np.array(tokens), memory, params, config)[-1])  # [vocab_tgt]
 
 
 # The boundary (see handtf.checks): what each function above accepts.
 
 
-def check_greedy_decode(params, src, bos, eos, max_len):
-    params = check_params(params)
-    vocab_tgt = params["config"].vocab_tgt
+def check_greedy_decode(params, config, src, bos, eos, max_len):
+    params = check_params(params, config)
+    vocab_tgt = config.vocab_tgt
     if np.ndim(src) != 1:
         raise ValueError(f"src must be one sequence of shape [n_src], got shape {np.shape(src)}")
-    src = check_ids("src", src, params["config"].vocab_src, ndims=(1,))
+    src = check_ids("src", src, config.vocab_src, ndims=(1,))
     for name, token in (("bos", bos), ("eos", eos)):
         if isinstance(token, bool) or not isinstance(token, (int, np.integer)):
             raise TypeError(f"{name} must be an integer token id, got {token!r}")
@@ -69,7 +70,7 @@ def check_greedy_decode(params, src, bos, eos, max_len):
     return {"params": params, "src": src, "bos": bos, "eos": eos, "max_len": check_positive_int("max_len", max_len)}
 
 
-def check_beam_decode(params, src, bos, eos, max_len, beam_width, length_penalty):
-    checked_args = check_greedy_decode(params, src, bos, eos, max_len)
+def check_beam_decode(params, config, src, bos, eos, max_len, beam_width, length_penalty):
+    checked_args = check_greedy_decode(params, config, src, bos, eos, max_len)
     searched = check_beam_search(lambda tokens: None, [bos], beam_width, max_len, None, length_penalty)
     return checked_args | {"beam_width": searched["beam_width"], "length_penalty": searched["length_penalty"]}

@@ -1,6 +1,6 @@
 """The hand-designed weights, as labelled data.
 
-Every row of the embedding space has one job, written as a label::
+Every column of the embeddings has one job, named by a label:
 
     P0 P1 P2 P3 P4 | a  b | V
     position       | token| scratch column for the attention's verdict

@@ -1,7 +1,9 @@
-"""Draw every figure of the site from handtf into docs/assets/figures/NAME.svg and NAME.dark.svg.
+"""Draw every figure of the site from handtf into docs/assets/figures/NAME.svg and NAME.dark.svg (and NAME.zh.svg, NAME.zh.dark.svg).
 
 The figures are drawn by the package ``scripts/figures/`` (one module per part
-of the site, see its ``__init__``); this script is its command line. The SVGs
+of the site, see its ``__init__``); this script is its command line. A figure
+with words in it is drawn once per language (``NAME.zh.svg`` for the Chinese
+pages), in a font with CJK glyphs (fonts-wqy-microhei, installed by .ci/run). The SVGs
 are deterministic (fixed sizes, seeded RNGs, text as paths, no date), so
 ``--check`` can tell a stale figure from a fresh one byte for byte.
 
@@ -46,9 +48,9 @@ def main(argv=None):
         return 0
     args.out.mkdir(parents=True, exist_ok=True)
     for name in names:
-        for file_name, scheme in files(name).items():
+        for file_name, (scheme, language) in files(name).items():
             try:
-                data = render(name, scheme=scheme)
+                data = render(name, scheme=scheme, language=language)
             except ValueError as error:
                 print(f"render_figures.py: {error}", file=sys.stderr)
                 return 1

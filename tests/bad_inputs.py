@@ -36,7 +36,8 @@ def overflowing_float16_model():
     return model
 
 
-PARAMS = h.init_params(5, 6, d_model=8, n_head=2, d_ff=16, n_layers=1, seed=0)
+CONFIG = h.Config(5, 6, d_model=8, n_head=2, d_ff=16, n_layers=1)
+PARAMS = h.init_params(CONFIG, seed=0)
 
 
 def params_without(*path):
@@ -56,7 +57,7 @@ def log_probs_with_nan(tokens):
 
 CASES = [
     # activations
-    ("softmax of an empty row", lambda: h.softmax([]), ValueError, r"x must have .*no empty axis"),
+    ("softmax of an empty row", lambda: h.softmax([]), ValueError, r"^x must have no empty axis, got shape \(0,\)$"),
     ("softmax of NaN", lambda: h.softmax([0.0, NAN]), ValueError, r"x must not contain NaN or \+inf"),
     ("softmax of +inf", lambda: h.softmax([INF, 0.0]), ValueError, r"x must not contain NaN or \+inf"),
     ("softmax of text", lambda: h.softmax("ab"), TypeError, r"x must be an array of real numbers"),
@@ -129,7 +130,8 @@ CASES = [
     # running and measuring the hand-made model
     ("verify, a model whose logits overflow", lambda: h.verify(30, overflowing_float16_model()), ValueError, r"logits are not finite"),
     ("evaluate, a model whose logits overflow", lambda: h.evaluate("aab" * 5, overflowing_float16_model()), ValueError, r"logits are not finite"),
-    ("evaluate, a model without 'wpe'", lambda: h.evaluate("aab" * 5, model_with(("wpe",), KeyError)), ValueError, r"model must have the keys 'blocks', 'wpe' and 'wte'"),
+    ("evaluate, a model without 'wpe'", lambda: h.evaluate("aab" * 5, model_with(("wpe",), KeyError)), ValueError, r"^model must be a dict with keys 'wte', 'wpe' and 'blocks', as build_model\(\) makes it, got one without 'wpe'$"),
+    ("predict, a model with an extra key", lambda: h.predict("aab", model=h.MODEL | {"ln_f": {}}), ValueError, r"model must be a dict with keys .*, got one with the unexpected key 'ln_f'"),
     ("verify, max_len above its bound", lambda: h.verify(10**7), ValueError, r"max_len must be at most 1,000,000"),
     ("valid_contexts, max_len above its bound", lambda: h.valid_contexts(10**6), ValueError, r"max_len must be at most 10,000"),
     ("complete, a negative count", lambda: h.complete("a", -1), ValueError, r"max_new_tokens must be at least 0"),
@@ -137,7 +139,9 @@ CASES = [
     ("complete, a count above its bound", lambda: h.complete("a", 10**9), ValueError, r"max_new_tokens must be at most 1,000,000"),
     ("complete, an empty context", lambda: h.complete("", 3), ValueError, r"context is empty"),
     ("complete, a character that is not a token", lambda: h.complete("abc"), ValueError, r"'c' at position 2 is not a token"),
-    ("predict, None", lambda: h.predict(None), TypeError, r"text must be a str, got NoneType"),
+    ("predict, None", lambda: h.predict(None), TypeError, r"^context must be a str of the characters 'a' and 'b', got NoneType$"),
+    ("trace, token ids", lambda: h.trace([0, 1]), TypeError, r"^context must be a str of the characters 'a' and 'b', got list$"),
+    ("complete, a compiled model and token ids", lambda: h.complete([0, 1], 3, h.compile_pattern("abc")), TypeError, r"^context must be a str of the characters 'a', 'b' and 'c', got list$"),
     ("predict, a NaN model", lambda: h.predict("ab", model_with(("wpe",), np.full((5, 8), NAN))), ValueError, r"wpe must not contain NaN"),
     ("trace, a model of two blocks", lambda: h.trace("ab", {**h.MODEL, "blocks": h.MODEL["blocks"] * 2}), ValueError, r"exactly one block"),
     ("next_token_logits, float lengths", lambda: h.next_token_logits([0, 1], [1.0]), TypeError, r"context_lengths must be integers"),
@@ -156,14 +160,19 @@ CASES = [
     ("greedy_search, no start tokens", lambda: h.greedy_search(log_probs_with_nan, [], 3), ValueError, r"start_tokens must be a non-empty list"),
     ("beam_search, beam_width 0", lambda: h.beam_search(log_probs_with_nan, [0], 0, 3), ValueError, r"beam_width must be at least 1"),
     # the encoder-decoder
-    ("init_params, odd d_model", lambda: h.init_params(5, 6, d_model=7, n_head=1, d_ff=8, n_layers=1, seed=0), ValueError, r"d_model must be even"),
-    ("init_params, n_head not dividing d_model", lambda: h.init_params(5, 6, d_model=8, n_head=3, d_ff=8, n_layers=1, seed=0), ValueError, r"n_head = 3 must divide d_model"),
-    ("encode, params without 'encoder'", lambda: h.encode([1, 2], params_without("encoder")), ValueError, r"params must be a dict with keys .*got one without 'encoder'"),
-    ("encode, params without one weight", lambda: h.encode([1, 2], params_without("encoder", "blocks", 0, "ln_1", "g")), ValueError, r"params\['encoder'\]\['blocks'\]\[0\]\['ln_1'\] must be a dict .* without 'g'"),
-    ("encode, a source id out of range", lambda: h.encode([1, 5], PARAMS), ValueError, r"src must be token ids in 0..4"),
-    ("encode, a boolean src_mask", lambda: h.encode([1, 2], PARAMS, np.array([[True, False]])), TypeError, r"got booleans"),
-    ("decode, memory of the wrong width", lambda: h.decode([0], np.zeros((2, 4)), PARAMS), ValueError, r"memory must have shape \[\.\.\., n_src, d_model=8\]"),
-    ("greedy_decode, bos out of range", lambda: h.greedy_decode(PARAMS, [1, 2], bos=6, eos=1, max_len=3), ValueError, r"bos must be token ids in 0..5"),
+    ("Config, odd d_model", lambda: h.Config(5, 6, d_model=7, n_head=1, d_ff=8, n_layers=1), ValueError, r"d_model must be even"),
+    ("Config, n_head not dividing d_model", lambda: h.Config(5, 6, d_model=8, n_head=3, d_ff=8, n_layers=1), ValueError, r"n_head = 3 must divide d_model"),
+    ("init_params, sizes instead of a Config", lambda: h.init_params(5, 6), TypeError, r"config must be a handtf.seq2seq.Config"),
+    ("init_params, a negative seed", lambda: h.init_params(CONFIG, seed=-1), ValueError, r"seed must be at least 0, got -1"),
+    ("encode, params without 'encoder'", lambda: h.encode([1, 2], params_without("encoder"), CONFIG), ValueError, r"params must be a dict with keys .*got one without 'encoder'"),
+    ("encode, params without one weight", lambda: h.encode([1, 2], params_without("encoder", "blocks", 0, "ln_1", "g"), CONFIG), ValueError, r"params\['encoder'\]\['blocks'\]\[0\]\['ln_1'\] must be a dict .* without 'g'"),
+    ("encode, params with the config inside", lambda: h.encode([1, 2], PARAMS | {"config": CONFIG}, CONFIG), ValueError, r"params must be a dict .* unexpected key 'config'"),
+    ("encode, without a config", lambda: h.encode([1, 2], PARAMS), TypeError, r"encode\(\): missing a required argument: 'config'"),
+    ("encode, a config the weights do not fit", lambda: h.encode([1, 2], PARAMS, h.Config(5, 6, d_model=8, n_head=2, d_ff=32, n_layers=1)), ValueError, r"params\['encoder'\]\['blocks'\]\[0\]\['mlp'\]\['c_fc'\]\['w'\] must have shape \(8, 32\) for config = Config\(vocab_src=5, vocab_tgt=6, d_model=8, n_head=2, d_ff=32, n_layers=1, norm='post'\), got shape \(8, 16\)"),
+    ("encode, a source id out of range", lambda: h.encode([1, 5], PARAMS, CONFIG), ValueError, r"src must be token ids in 0..4"),
+    ("encode, a boolean src_mask", lambda: h.encode([1, 2], PARAMS, CONFIG, np.array([[True, False]])), TypeError, r"got booleans"),
+    ("decode, memory of the wrong width", lambda: h.decode([0], np.zeros((2, 4)), PARAMS, CONFIG), ValueError, r"memory must have shape \[\.\.\., n_src, d_model=8\]"),
+    ("greedy_decode, bos out of range", lambda: h.greedy_decode(PARAMS, CONFIG, [1, 2], bos=6, eos=1, max_len=3), ValueError, r"bos must be token ids in 0..5"),
     # display
     ("format_number of text", lambda: h.format_number("x"), TypeError, r"value must be a real number"),
     ("format_matrix of nothing", lambda: h.format_matrix([]), ValueError, r"matrix must be a non-empty 1-d or 2-d array"),

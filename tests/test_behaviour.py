@@ -13,7 +13,7 @@ import pytest
 
 import handtf.inference
 import handtf.running
-from handtf import MODEL, beam_search, complete, decode, encode, gpt, init_params, layer_norm, top_k_filter
+from handtf import MODEL, Config, beam_search, complete, decode, encode, gpt, init_params, layer_norm, top_k_filter
 
 # ---------------------------------------------------------------- top_k_filter ties
 
@@ -141,23 +141,24 @@ def test_the_pre_norm_decoder_ends_with_its_own_ln_f():
     """decode(pre) = layer_norm(stack output, ln_f) @ wte.T, with ln_f's g and b taking effect."""
     from handtf.seq2seq import RESIDUALS, decoder_block, embed
 
-    params = init_params(5, 6, d_model=8, n_head=2, d_ff=16, n_layers=2, seed=3, norm="pre")
+    config = Config(5, 6, d_model=8, n_head=2, d_ff=16, n_layers=2, norm="pre")
+    params = init_params(config, seed=3)
     rng = np.random.default_rng(0)
     params["decoder"]["ln_f"] = {"g": rng.uniform(0.5, 2, 8), "b": rng.normal(0, 1, 8)}
     src, tgt = np.array([1, 2, 3]), np.array([0, 4, 2])
-    memory = encode(src, params)
+    memory = encode(src, params, config)
     x = embed(tgt, params["decoder"]["wte"])
     for block in params["decoder"]["blocks"]:
         x = decoder_block(x, memory, **block, n_head=2, residual=RESIDUALS["pre"])
     ln_f = params["decoder"]["ln_f"]
     expected = layer_norm_by_hand(x, ln_f["g"], ln_f["b"]) @ params["decoder"]["wte"].T
-    np.testing.assert_allclose(decode(tgt, memory, params), expected, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(decode(tgt, memory, params, config), expected, rtol=1e-10, atol=1e-10)
     without = x @ params["decoder"]["wte"].T  # what a decoder that skipped ln_f would give
-    assert not np.allclose(decode(tgt, memory, params), without)
+    assert not np.allclose(decode(tgt, memory, params, config), without)
 
 
 def test_a_post_norm_decoder_has_no_ln_f():
-    params = init_params(5, 6, d_model=8, n_head=2, d_ff=16, n_layers=1, seed=3)
+    params = init_params(Config(5, 6, d_model=8, n_head=2, d_ff=16, n_layers=1), seed=3)
     assert "ln_f" not in params["decoder"]
 
 

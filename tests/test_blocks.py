@@ -366,10 +366,10 @@ def test_an_ffn_twice_as_wide_can_copy_its_input(activation):
 
 
 def test_ffn_parameter_count():
-    from handtf.seq2seq import init_params
+    from handtf.seq2seq import Config, init_params
 
     for d in (8, 16):
-        params = init_params(3, 3, d_model=d, n_head=2, d_ff=4 * d, n_layers=1, seed=0)
+        params = init_params(Config(3, 3, d_model=d, n_head=2, d_ff=4 * d, n_layers=1), seed=0)
         mlp = params["encoder"]["blocks"][0]["mlp"]
         assert sum(array.size for layer in mlp.values() for array in layer.values()) == 8 * d**2 + 5 * d
 

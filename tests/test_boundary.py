@@ -94,6 +94,21 @@ def test_no_module_imports_a_private_name_from_another():
                 assert not private, f"{path.name} imports {private} from {node.module}"
 
 
+def test_no_module_is_named_as_a_function_the_package_exports():
+    """``handtf.trace`` is the function, never also the module (``import handtf.trace`` would be ambiguous)."""
+    for module in MODULES:
+        name = module.__name__.rpartition(".")[2]
+        value = getattr(handtf, name)
+        assert value is module, f"handtf.{name} is {value!r}, not the module {module.__name__}: rename the module"
+
+
+def test_the_name_rule_would_catch_a_shadowed_module(monkeypatch):
+    """The rule above is not vacuous: a module shadowed by its own function fails it."""
+    monkeypatch.setattr(handtf, "tracing", handtf.trace)
+    with pytest.raises(AssertionError, match="rename the module"):
+        test_no_module_is_named_as_a_function_the_package_exports()
+
+
 def test_no_module_is_over_about_400_lines():
     for path in (ROOT / "handtf").glob("*.py"):
         assert len(path.read_text(encoding="utf-8").splitlines()) <= 430, path.name

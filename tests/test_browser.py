@@ -113,15 +113,23 @@ def test_search_finds_a_chinese_word_inside_a_sentence(browser, base_url):
     assert results and all(r.startswith(base_url + "zh/") for r in results), results
 
 
+SCREENSHOT_PAGES = ["", "attention/", "embeddings/", "concepts/multi-head/", "concepts/playground/"]
+
+
 def test_screenshots_when_asked(browser, base_url):
+    """Whole-page screenshots of the pages issue 12 names (and the home page), at 390 and 1280 px, light and dark."""
     folder = os.environ.get("HANDTF_SCREENSHOTS")
     if not folder:
-        pytest.skip("set HANDTF_SCREENSHOTS=DIR to save screenshots of the home and attention pages")
+        pytest.skip("set HANDTF_SCREENSHOTS=DIR to save screenshots of the home, attention, embeddings, multi-head and notebook pages")
     Path(folder).mkdir(parents=True, exist_ok=True)
     for language in ("", "zh/"):
-        for name in ("", "attention/"):
-            visit = Visit(browser, base_url + language + name)
-            path = Path(folder) / f"{language.strip('/') or 'en'}-{name.strip('/') or 'home'}.png"
-            visit.page.screenshot(path=str(path), full_page=False)
-            visit.close()
-            assert path.stat().st_size > 10_000
+        for name in SCREENSHOT_PAGES:
+            for width in (390, 1280):
+                for scheme in ("light", "dark"):
+                    visit = Visit(browser, base_url + language + name, viewport={"width": width, "height": 900},
+                                  color_scheme=scheme)
+                    stem = (name.strip("/") or "home").replace("/", "-")
+                    path = Path(folder) / f"{language.strip('/') or 'en'}-{stem}-{width}-{scheme}.png"
+                    visit.page.screenshot(path=str(path), full_page=True)
+                    visit.close()
+                    assert path.stat().st_size > 10_000

@@ -81,7 +81,7 @@ def test_console_script_is_installed():
 
 
 def test_the_bounds_are_the_packages_and_are_documented():
-    from handtf.evaluate import MAX_LEN
+    from handtf.evaluation import MAX_LEN
     from handtf.inference import MAX_NEW_TOKENS
 
     assert MAX_LEN == MAX_NEW_TOKENS == 1_000_000
@@ -109,6 +109,22 @@ def test_a_full_stdout_is_one_line_and_exit_120():
         )
     assert result.returncode == 120
     assert result.stderr == "handtf: error: cannot write the output: No space left on device\n"
+
+
+@pytest.mark.parametrize("unbuffered", ["1", ""])
+@pytest.mark.parametrize("args", [["--help"], ["complete", "--help"], ["train", "--help"]])
+def test_help_on_a_full_stdout_is_one_line_and_exit_120(args, unbuffered):
+    """argparse ignores a failed write of its help and exits 0; the help is output like any other."""
+    import os
+
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    environment |= {"PYTHONUNBUFFERED": unbuffered} if unbuffered else {}
+    with open("/dev/full", "w") as full:
+        result = subprocess.run(
+            [sys.executable, "-m", "handtf", *args], stdout=full, stderr=subprocess.PIPE, text=True, timeout=60,
+            env=environment,
+        )
+    assert (result.returncode, result.stderr) == (120, "handtf: error: cannot write the output: No space left on device\n")
 
 
 def test_running_out_of_memory_is_one_line_and_exit_1():

@@ -2,6 +2,7 @@
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -70,12 +71,12 @@ def test_an_unknown_figure_name_is_one_line_and_exit_status_2():
 
 
 def test_every_figure_file_has_a_function(render_figures):
-    drawn = {f"{name}{suffix}" for name in render_figures.FIGURES for suffix in (".svg", ".dark.svg")}
+    drawn = {file_name for name in render_figures.FIGURES for file_name in render_figures.files(name)}
     assert {path.name for path in FIGURE_DIR.iterdir()} == drawn
 
 
 def figure_images(page):
-    """``(name, scheme fragment)`` of every figure a page shows, in order."""
+    """``(name, scheme fragment)`` of every figure a page shows, in order (``lookup.zh.dark``: name with its infixes)."""
     shown = []
     for path in images(page):
         file, _, fragment = path.partition("#")
@@ -85,8 +86,8 @@ def figure_images(page):
 
 
 def referenced_figures(language):
-    """The figure names that the pages of one language show."""
-    return {name for page in pages(language) if page.suffix == ".md" for name, _ in figure_images(page)}
+    """The figure names that the pages of one language show (``lookup`` for ``lookup.zh.svg`` too)."""
+    return {name.removesuffix(".zh") for page in pages(language) if page.suffix == ".md" for name, _ in figure_images(page)}
 
 
 @pytest.mark.parametrize("page", [p for p in pages() if p.suffix == ".md"], ids=lambda p: str(p.relative_to(DOCS)))
@@ -143,3 +144,60 @@ def test_every_image_a_page_shows_exists(page):
                          ids=lambda p: str(p.relative_to(DOCS)))
 def test_every_concept_page_has_a_figure(page):
     assert figure_images(page), f"{page.relative_to(DOCS)} shows no figure"
+
+
+# ---------------------------------------------------------------- the figures in Chinese
+
+HAN = re.compile("[\u4e00-\u9fff]")
+
+
+def words_of(render_figures):
+    """The label tables, ``{name: {language: {key: text}}}`` (the fixture puts scripts/ on the path)."""
+    from figures.registry import WORDS
+
+    return WORDS
+
+
+def test_the_figures_with_words_have_a_chinese_variant(render_figures):
+    """Every figure with English words in it is drawn again with the words of its Chinese table."""
+    words = words_of(render_figures)
+    assert len(words) >= 15, sorted(words)
+    for name, tables in words.items():
+        assert set(tables) == {"en", "zh"}, name
+        assert tables["en"].keys() == tables["zh"].keys(), name
+        chinese = " ".join(str(value) for value in tables["zh"].values())
+        assert HAN.search(chinese), f"{name}: its Chinese table has no Chinese"
+        assert set(render_figures.files(name)) == {f"{name}.svg", f"{name}.dark.svg", f"{name}.zh.svg", f"{name}.zh.dark.svg"}
+
+
+def test_a_figure_of_numbers_and_code_is_shared_by_both_languages(render_figures):
+    assert set(render_figures.files("wte")) == {"wte.svg", "wte.dark.svg"}
+    with pytest.raises(ValueError, match="no words"):
+        render_figures.render("wte", language="zh")
+
+
+def test_the_chinese_variant_draws_chinese_glyphs_as_outlines(render_figures):
+    """Same data, other words: the Chinese SVG differs from the English one only in its text, drawn as paths."""
+    english, chinese = render_figures.render("lookup"), render_figures.render("lookup", language="zh")
+    assert english != chinese
+    assert b"<text" not in chinese, "text is saved as outlines: a reader needs no CJK font"
+    assert b"WenQuanYi" in chinese or b"wqy" in chinese.lower(), "the glyphs come from the CJK font"
+    assert chinese == render_figures.render("lookup", language="zh"), "deterministic"
+    assert render_figures.render("lookup") == english, "drawing Chinese leaves the English fonts as they were"
+
+
+def test_the_english_variant_uses_no_cjk_font(render_figures):
+    assert b"WenQuanYi" not in render_figures.render("transformer")
+
+
+@pytest.mark.parametrize("page", [p for p in pages("zh") if p.suffix == ".md"], ids=lambda p: str(p.relative_to(DOCS)))
+def test_a_chinese_page_shows_the_chinese_variant_of_a_figure_with_words(render_figures, page):
+    words = set(words_of(render_figures))
+    english = [name for name, _ in figure_images(page) if name.removesuffix(".dark") in words]
+    assert not english, f"{page.relative_to(DOCS)} shows English figures that have a Chinese variant: {english}"
+
+
+@pytest.mark.parametrize("page", [p for p in pages("en") if p.suffix == ".md"], ids=lambda p: str(p.relative_to(DOCS)))
+def test_an_english_page_shows_no_chinese_variant(page):
+    chinese = [name for name, _ in figure_images(page) if ".zh" in name]
+    assert not chinese, f"{page.relative_to(DOCS)} shows {chinese}"

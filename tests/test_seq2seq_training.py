@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from handtf import forward, init_params
+from handtf import Config, forward, init_params
 from handtf import smoothed_targets, soft_cross_entropy
 from handtf.seq2seq_training import BOS, EOS, exact_match, seq2seq_loss_and_grads, task_pairs, train_seq2seq
 from handtf.training import leaves
@@ -13,12 +13,13 @@ from test_backprop import assert_gradient, numerical_gradient
 
 @pytest.mark.parametrize("norm, dropout", [("post", 0.3), ("pre", 0.0)])
 def test_gradients_match_finite_differences(norm, dropout):
-    params = init_params(5, 5, d_model=4, n_head=2, d_ff=8, n_layers=1, seed=0, norm=norm)
+    config = Config(5, 5, d_model=4, n_head=2, d_ff=8, n_layers=1, norm=norm)
+    params = init_params(config, seed=0)
     src, tgt_in, tgt_out = task_pairs("reverse", 2, 3, 3, np.random.default_rng(0))
     # a fresh generator with the same seed draws the same dropout masks at every call
-    run = lambda: seq2seq_loss_and_grads(params, src, tgt_in, tgt_out, 0.1, dropout, np.random.default_rng(5))  # noqa: E731
+    run = lambda: seq2seq_loss_and_grads(params, config, src, tgt_in, tgt_out, 0.1, dropout, np.random.default_rng(5))  # noqa: E731
     _, grads = run()
-    weights = leaves({"encoder": params["encoder"], "decoder": params["decoder"]})
+    weights = leaves(params)
     grads = leaves(grads)
     assert [g.shape for g in grads] == [w.shape for w in weights]
     for i, (w, g) in enumerate(zip(weights, grads)):
@@ -30,18 +31,20 @@ def test_gradients_match_finite_differences(norm, dropout):
 
 @pytest.mark.parametrize("norm", ["post", "pre"])
 def test_without_dropout_the_loss_is_that_of_seq2seq_forward(norm):
-    params = init_params(6, 6, d_model=8, n_head=2, d_ff=16, n_layers=2, seed=1, norm=norm)
+    config = Config(6, 6, d_model=8, n_head=2, d_ff=16, n_layers=2, norm=norm)
+    params = init_params(config, seed=1)
     src, tgt_in, tgt_out = task_pairs("copy", 3, 4, 4, np.random.default_rng(1))
-    loss, _ = seq2seq_loss_and_grads(params, src, tgt_in, tgt_out, label_smoothing=0.1)
-    expected = soft_cross_entropy(forward(src, tgt_in, params), smoothed_targets(tgt_out, 6, 0.1))
+    loss, _ = seq2seq_loss_and_grads(params, config, src, tgt_in, tgt_out, label_smoothing=0.1)
+    expected = soft_cross_entropy(forward(src, tgt_in, params, config), smoothed_targets(tgt_out, 6, 0.1))
     assert loss == pytest.approx(expected, rel=1e-12)
 
 
 def test_dropout_changes_the_training_loss_only():
-    params = init_params(6, 6, d_model=8, n_head=2, d_ff=16, n_layers=1, seed=1)
+    config = Config(6, 6, d_model=8, n_head=2, d_ff=16, n_layers=1)
+    params = init_params(config, seed=1)
     src, tgt_in, tgt_out = task_pairs("copy", 3, 4, 4, np.random.default_rng(1))
-    plain, _ = seq2seq_loss_and_grads(params, src, tgt_in, tgt_out)
-    dropped, _ = seq2seq_loss_and_grads(params, src, tgt_in, tgt_out, dropout=0.5, rng=np.random.default_rng(0))
+    plain, _ = seq2seq_loss_and_grads(params, config, src, tgt_in, tgt_out)
+    dropped, _ = seq2seq_loss_and_grads(params, config, src, tgt_in, tgt_out, dropout=0.5, rng=np.random.default_rng(0))
     assert dropped != plain
 
 

@@ -12,6 +12,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from matplotlib import font_manager  # noqa: E402
 from matplotlib.colors import LinearSegmentedColormap, Normalize, SymLogNorm, to_rgb  # noqa: E402
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, PathPatch  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
@@ -40,7 +41,16 @@ plt.rcParams.update(
     }
 )
 
-MONO = {"family": "DejaVu Sans Mono"}
+MONO = {"family": "DejaVu Sans Mono"}  # code in figures; use_language adds a CJK fallback for Chinese
+
+# Chinese figures: Latin letters and digits in the same DejaVu fonts as the English
+# ones, every other glyph from WenQuanYi Micro Hei (Debian's fonts-wqy-microhei,
+# installed by .ci/run). Text is saved as outlines, so a reader needs no font.
+CJK_FONT = Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
+FONTS = {  # language -> (sans-serif families, monospace families), first font first
+    "en": (["DejaVu Sans"], ["DejaVu Sans Mono"]),
+    "zh": (["DejaVu Sans", "WenQuanYi Micro Hei"], ["DejaVu Sans Mono", "WenQuanYi Micro Hei Mono"]),
+}
 
 # Two colour schemes, one per Material palette: NAME.svg on white (#only-light)
 # and NAME.dark.svg on Material's slate background (#only-dark).
@@ -115,6 +125,17 @@ def use_scheme(scheme):
 
 
 use_scheme("light")
+
+
+def use_language(language):
+    """Draw from now on with the fonts of ``language`` ("en" or "zh")."""
+    if language == "zh" and "WenQuanYi Micro Hei" not in {font.name for font in font_manager.fontManager.ttflist}:
+        if not CJK_FONT.exists():
+            raise ValueError(f"the Chinese figures need the font {CJK_FONT}: apt-get install fonts-wqy-microhei")
+        font_manager.fontManager.addfont(str(CJK_FONT))  # a .ttc, which matplotlib's own font search skips
+    sans, mono = FONTS[language]
+    plt.rcParams["font.family"] = sans
+    MONO["family"] = mono
 
 
 # ---------------------------------------------------------------- helpers

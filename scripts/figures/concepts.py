@@ -42,8 +42,8 @@ def positional_encoding():
     return fig
 
 
-@figure("qk-spread")
-def qk_spread():
+@figure("qk-spread", words={"en": {"title": "mean max weight, 8 keys"}, "zh": {"title": "最大权重的均值，8 个键"}})
+def qk_spread(words):
     rng = np.random.default_rng(0)
     d_ks = 2 ** np.arange(2, 10)  # 4 .. 512
     n_samples, n_keys = 2000, 8
@@ -69,7 +69,7 @@ def qk_spread():
     right.axhline(1 / n_keys, color=C.muted, linestyle=":", label="1/8")
     right.set_xscale("log", base=2)
     right.set_ylim(0, 1.05)
-    right.set_title("mean max weight, 8 keys", fontsize=11, **MONO)
+    right.set_title(words["title"], fontsize=11, **MONO)
     for ax in (left, right):
         ax.set_xticks(d_ks, [str(d) for d in d_ks])
         ax.set_xlabel("d_k", **MONO)
@@ -243,7 +243,7 @@ def beam_search():
 # ---------------------------------------------------------------- the big picture
 
 
-SEQ2SEQ = dict(vocab_src=4, vocab_tgt=6, d_model=8, n_head=2, d_ff=32, n_layers=2, seed=0)  # the encoder-decoder page's model
+SEQ2SEQ = handtf.Config(vocab_src=4, vocab_tgt=6, d_model=8, n_head=2, d_ff=32, n_layers=2)  # the encoder-decoder page's model (seed 0)
 SRC_WORDS = ["<pad>", "je", "suis", "étudiant"]
 TGT_WORDS = ["<bos>", "<eos>", "i", "am", "a", "student"]
 
@@ -253,22 +253,40 @@ def sublayers(block_function, block_params):
     return [name for name in inspect.signature(block_function).parameters if name in block_params]
 
 
-@figure("transformer")
-def transformer():
+TRANSFORMER_WORDS = {
+    "en": {
+        "self_attn": "self-attention", "heads, no mask": "{h} heads, no mask", "mlp": "feed-forward",
+        "cross_attn": "cross-attention", "cross_sub": "q: decoder, k, v: memory", "masked": "masked self-attention",
+        "heads, causal": "{h} heads, causal mask", "post": "add & norm", "pre": "norm, then add", "source": "source",
+        "target": "target, shifted right", "encoder": "encoder block  × {n}", "decoder": "decoder block  × {n}",
+        "memory": "memory", "linear": "linear {d} → {v}", "next": "next token  [n_tgt, {v}]",
+    },
+    "zh": {
+        "self_attn": "自注意力", "heads, no mask": "{h} 个头，无掩码", "mlp": "前馈网络",
+        "cross_attn": "交叉注意力", "cross_sub": "q：解码器；k、v：memory", "masked": "带掩码的自注意力",
+        "heads, causal": "{h} 个头，因果掩码", "post": "残差相加，再层归一化", "pre": "先层归一化，再残差相加", "source": "源序列",
+        "target": "目标序列，右移一位", "encoder": "编码器块  × {n}", "decoder": "解码器块  × {n}",
+        "memory": "memory", "linear": "线性层 {d} → {v}", "next": "下一个词元  [n_tgt, {v}]",
+    },
+}
+
+
+@figure("transformer", words=TRANSFORMER_WORDS)
+def transformer(words):
     """The paper's Figure 1, drawn from the Config and the block functions of handtf.seq2seq."""
-    params = handtf.init_params(**SEQ2SEQ)
-    config = params["config"]
+    config = SEQ2SEQ
+    params = handtf.init_params(config, seed=0)
     d, h, ff = config.d_model, config.n_head, config.d_ff
     describe = {
-        "self_attn": ("self-attention", f"{h} heads, no mask"),
-        "mlp": ("feed-forward", f"{d} → {ff} → {d}, ReLU"),
-        "cross_attn": ("cross-attention", "q: decoder, k, v: memory"),
+        "self_attn": (words["self_attn"], words["heads, no mask"].format(h=h)),
+        "mlp": (words["mlp"], f"{d} → {ff} → {d}, ReLU"),
+        "cross_attn": (words["cross_attn"], words["cross_sub"]),
     }
-    masked = ("masked self-attention", f"{h} heads, causal mask")
-    norm = "add & norm" if config.norm == "post" else "norm, then add"
+    masked = (words["masked"], words["heads, causal"].format(h=h))
+    norm = words[config.norm]
     columns = [
-        ("encoder", 2.2, sublayers(seq2seq.encoder_block, params["encoder"]["blocks"][0]), "source", "[n_src]"),
-        ("decoder", 6.1, sublayers(seq2seq.decoder_block, params["decoder"]["blocks"][0]), "target, shifted right", "[n_tgt]"),
+        ("encoder", 2.2, sublayers(seq2seq.encoder_block, params["encoder"]["blocks"][0]), words["source"], "[n_src]"),
+        ("decoder", 6.1, sublayers(seq2seq.decoder_block, params["decoder"]["blocks"][0]), words["target"], "[n_tgt]"),
     ]
     height = 8.3
     dg = Diagram(8.4, height)
@@ -296,18 +314,18 @@ def transformer():
                                        boxstyle="round,pad=0.02,rounding_size=0.15", facecolor="none", edgecolor=C.muted,
                                        linewidth=1.2, linestyle="--"))
         side = -1 if name == "encoder" else 1
-        dg.ax.text(x + side * 1.85, (frame_bottom + frame_top) / 2, f"{name} block  × {config.n_layers}", rotation=90,
+        dg.ax.text(x + side * 1.85, (frame_bottom + frame_top) / 2, words[name].format(n=config.n_layers), rotation=90,
                    ha="center", va="center", fontsize=10.5, color=C.ink)
     # the memory: the encoder's last output, read by every decoder block's cross-attention
     enc_top, enc_last = tops["encoder"]
-    dg.box("memory", 2.2, enc_top + 1.05, "memory", f"[n_src, {d}]", width=2.0, fill=C.warm)
+    dg.box("memory", 2.2, enc_top + 1.05, words["memory"], f"[n_src, {d}]", width=2.0, fill=C.warm)
     dg.arrow(dg.top(enc_last), dg.bottom("memory"))
     cross = dg.boxes["decoder-cross_attn"]
     dg.path([dg.right("memory"), (3.75, enc_top + 1.05), (3.75, cross[1]), dg.left("decoder-cross_attn")], colour=C.red)
     dg.ax.text(3.85, (enc_top + 1.05 + cross[1]) / 2, "k, v", ha="left", va="center", fontsize=10, color=C.red, **MONO)
     dec_top, dec_last = tops["decoder"]
-    dg.box("linear", 6.1, dec_top + 0.85, f"linear {d} → {config.vocab_tgt}", "x @ wteᵀ", width=2.9)
-    dg.box("softmax", 6.1, dec_top + 1.65, "softmax", f"next token  [n_tgt, {config.vocab_tgt}]", width=2.9, mono=False)
+    dg.box("linear", 6.1, dec_top + 0.85, words["linear"].format(d=d, v=config.vocab_tgt), "x @ wteᵀ", width=2.9)
+    dg.box("softmax", 6.1, dec_top + 1.65, "softmax", words["next"].format(v=config.vocab_tgt), width=2.9, mono=False)
     dg.arrow(dg.top(dec_last), dg.bottom("linear"))
     dg.arrow(dg.top("linear"), dg.bottom("softmax"))
     dg.ax.text(0.3, height - 0.3, f"Config(d_model={d}, n_head={h},\n       d_ff={ff}, n_layers={config.n_layers},\n"
@@ -315,12 +333,17 @@ def transformer():
     return dg.fig
 
 
-@figure("cross-attention")
-def cross_attention():
+@figure("cross-attention", words={
+    "en": {"head": "head {h}", "queries": "queries", "queries_sub": "decoder rows: 5", "keys": "keys, values",
+           "keys_sub": "memory rows: 3", "weights": "weights", "title": "cross-attention: each target row's weights over the source"},
+    "zh": {"head": "头 {h}", "queries": "查询", "queries_sub": "解码器的行：5", "keys": "键、值",
+           "keys_sub": "memory 的行：3", "weights": "权重", "title": "交叉注意力：目标序列每一行在源序列上的权重"},
+})
+def cross_attention(words):
     """The first decoder block's cross-attention weights for <bos> i am a student against je suis étudiant."""
-    params = handtf.init_params(**SEQ2SEQ)
+    params = handtf.init_params(SEQ2SEQ, seed=0)
     src, tgt = np.array([1, 2, 3]), np.array([0, 2, 3, 4, 5])
-    memory = handtf.encode(src, params)
+    memory = handtf.encode(src, params, SEQ2SEQ)
     block = params["decoder"]["blocks"][0]
     x = seq2seq.embed(tgt, params["decoder"]["wte"])
     x = seq2seq.post_norm(x, lambda z: handtf.multi_head_attention(z, z, **block["self_attn"], n_head=2, mask=handtf.causal_mask(5)), block["ln_1"])
@@ -332,18 +355,18 @@ def cross_attention():
     norm = Normalize(-1, 1)
     for head in range(2):
         ax = fig.add_axes((0.12 + head * 0.29, 0.06, 0.2, 0.62))
-        heatmap(ax, w[head], rows if head == 0 else [""] * len(rows), cols, f"head {head}", norm=norm)
+        heatmap(ax, w[head], rows if head == 0 else [""] * len(rows), cols, words["head"].format(h=head), norm=norm)
     d = fig.add_axes((0.68, 0.0, 0.32, 1.0))
     d.axis("off")
     d.set_xlim(0, 2.7)
     d.set_ylim(0, 4.0)
-    for y, text, sub, fill in [(3.1, "queries", "decoder rows: 5", C.cool), (1.9, "keys, values", "memory rows: 3", C.warm),
-                               (0.7, "weights", "[n_head, 5, 3]", C.box)]:
+    for y, text, sub, fill in [(3.1, words["queries"], words["queries_sub"], C.cool), (1.9, words["keys"], words["keys_sub"], C.warm),
+                               (0.7, words["weights"], "[n_head, 5, 3]", C.box)]:
         d.add_patch(FancyBboxPatch((0.25, y - 0.3), 2.2, 0.6, boxstyle="round,pad=0.02,rounding_size=0.08",
                                    facecolor=fill, edgecolor=C.ink, linewidth=1.2))
         on(d.text(1.35, y + 0.1, text, ha="center", va="center", fontsize=10.5, color=C.ink), fill)
         on(d.text(1.35, y - 0.14, sub, ha="center", va="center", fontsize=9, color=C.muted), fill)
-    fig.text(0.36, 0.96, "cross-attention: each target row's weights over the source", ha="center", va="top", fontsize=11)
+    fig.text(0.36, 0.96, words["title"], ha="center", va="top", fontsize=11)
     return fig
 
 
@@ -353,8 +376,13 @@ FRUIT_KEYS = np.array([[1, 0, 0, 0, 0.8, 0.2], [0, 1, 0, 0, 1.0, 0.0], [0, 0, 1,
 FRUIT_PRICES = np.array([3.0, 2.0, 4.0, 5.0])
 
 
-@figure("lookup")
-def lookup():
+@figure("lookup", words={
+    "en": {"fruits": FRUITS, "features": FRUIT_FEATURES, "query": "query", "query_title": "4 · sour", "keys": "keys",
+           "values": "values", "answer": "answer = Σ weight × value = {a}"},
+    "zh": {"fruits": ["苹果", "香蕉", "猕猴桃", "李子"], "features": ["红", "黄", "绿", "紫", "甜", "酸"], "query": "查询",
+           "query_title": "4 · 酸", "keys": "键", "values": "值", "answer": "答案 = Σ 权重 × 值 = {a}"},
+})
+def lookup(words):
     """Attention as a soft lookup: a query scores every key, softmax makes weights, the answer averages the values."""
     query = 4 * np.array([0, 0, 0, 0, 0, 1.0])  # 4 * sour
     weights = handtf.attention_weights(query[None, :], FRUIT_KEYS)[0]  # [n_k]
@@ -365,11 +393,11 @@ def lookup():
     top_row = bottom + 4 * cell
     norm = Normalize(-1, 1)
     keys_ax = fig.add_axes((0.1, bottom, 6 * 0.42 / 8.4, 4 * cell))
-    heatmap(keys_ax, FRUIT_KEYS, FRUITS, FRUIT_FEATURES, None, norm=norm)
+    heatmap(keys_ax, FRUIT_KEYS, words["fruits"], words["features"], None, norm=norm)
     query_ax = fig.add_axes((0.1, top_row + 1.25 * cell, 6 * 0.42 / 8.4, cell))
-    heatmap(query_ax, query[None, :], ["query"], [""] * 6, None, norm=Normalize(-4, 4))
-    query_ax.set_title("4 · sour", fontsize=10, pad=4, **MONO)
-    keys_ax.set_title("keys", fontsize=10, pad=30, **MONO)
+    heatmap(query_ax, query[None, :], [words["query"]], [""] * 6, None, norm=Normalize(-4, 4))
+    query_ax.set_title(words["query_title"], fontsize=10, pad=4, **MONO)
+    keys_ax.set_title(words["keys"], fontsize=10, pad=30, **MONO)
     bars = fig.add_axes((0.52, bottom, 0.2, 4 * cell))
     bars.barh(range(4), weights, color=C.red, height=0.6)
     bars.set_ylim(3.5, -0.5)
@@ -383,15 +411,18 @@ def lookup():
         bars.spines[side].set_visible(False)
     values = fig.add_axes((0.8, bottom, 0.42 / 8.4 * 1.6, 4 * cell))
     heatmap(values, FRUIT_PRICES[:, None], [""] * 4, [""], None, norm=Normalize(-6, 6))
-    values.set_title("values", fontsize=10, pad=4, **MONO)
+    values.set_title(words["values"], fontsize=10, pad=4, **MONO)
     fig.add_artist(FancyArrowPatch((0.43, top_row - 2 * cell), (0.5, top_row - 2 * cell), transform=fig.transFigure,
                                    arrowstyle="-|>", mutation_scale=14, color=C.muted))
-    fig.text(0.5, 0.94, f"answer = Σ weight × value = {cell_text(answer)}", ha="center", va="top", fontsize=11, **MONO)
+    fig.text(0.5, 0.94, words["answer"].format(a=cell_text(answer)), ha="center", va="top", fontsize=11, **MONO)
     return fig
 
 
-@figure("feed-forward")
-def feed_forward():
+@figure("feed-forward", words={
+    "en": {"note": "the same c_fc and c_proj for every position: no row sees another"},
+    "zh": {"note": "每个位置用同一组 c_fc 和 c_proj：各行互不相见"},
+})
+def feed_forward(words):
     """The position-wise feed-forward block of the feed-forward page: 8 -> 32 -> 8, the same weights for every row."""
     dg = Diagram(8.4, 3.4)
     d_model, d_ff = 8, 32
@@ -406,7 +437,7 @@ def feed_forward():
         dg.arrow(dg.right(f"act{row}"), dg.left(f"proj{row}"))
         dg.arrow(dg.right(f"proj{row}"), (7.95, y))
         dg.ax.text(8.0, y, f"[{d_model}]", ha="left", va="center", fontsize=9, color=C.muted)
-    dg.ax.text(4.2, 3.2, "the same c_fc and c_proj for every position: no row sees another", ha="center", va="center",
+    dg.ax.text(4.2, 3.2, words["note"], ha="center", va="center",
                fontsize=10, color=C.ink)
     return dg.fig
 
@@ -414,8 +445,11 @@ def feed_forward():
 TEACHER = ["<bos>", "i", "am", "a", "student", "<eos>"]  # the encoder-decoder page's target
 
 
-@figure("teacher-forcing")
-def teacher_forcing():
+@figure("teacher-forcing", words={
+    "en": {"input": "input", "decoder": "decoder", "label": "label", "note": "causal mask: position t sees inputs 0 … t only"},
+    "zh": {"input": "输入", "decoder": "解码器", "label": "标签", "note": "因果掩码：位置 t 只看得到输入 0 … t"},
+})
+def teacher_forcing(words):
     """Training input and labels: the target shifted right by one; position t sees tokens 0..t and must predict t + 1."""
     inputs, labels = TEACHER[:-1], TEACHER[1:]
     dg = Diagram(8.4, 3.0)
@@ -426,8 +460,8 @@ def teacher_forcing():
         dg.box(f"out{t}", x, 2.35, wanted, None, width=1.25, height=0.5, fill=C.cool)
         dg.arrow(dg.top(f"in{t}"), dg.bottom(f"dec{t}"))
         dg.arrow(dg.top(f"dec{t}"), dg.bottom(f"out{t}"))
-    dg.ax.text(0.1, 0.55, "input", ha="left", va="center", fontsize=10, color=C.ink)
-    dg.ax.text(0.1, 1.45, "decoder", ha="left", va="center", fontsize=10, color=C.ink)
-    dg.ax.text(0.1, 2.35, "label", ha="left", va="center", fontsize=10, color=C.ink)
-    dg.ax.text(4.55, 2.85, "causal mask: position t sees inputs 0 … t only", ha="center", va="center", fontsize=9.5, color=C.muted)
+    dg.ax.text(0.1, 0.55, words["input"], ha="left", va="center", fontsize=10, color=C.ink)
+    dg.ax.text(0.1, 1.45, words["decoder"], ha="left", va="center", fontsize=10, color=C.ink)
+    dg.ax.text(0.1, 2.35, words["label"], ha="left", va="center", fontsize=10, color=C.ink)
+    dg.ax.text(4.55, 2.85, words["note"], ha="center", va="center", fontsize=9.5, color=C.muted)
     return dg.fig

@@ -13,12 +13,12 @@ from .common import (
 from .registry import figure
 
 
-@figure("data-flow")
-def data_flow():
+@figure("data-flow", words={"en": {"tokens": "tokens"}, "zh": {"tokens": "词元"}})
+def data_flow(words):
     t = the_trace()
     d = Diagram(7.6, 8.4)
     main = 3.45  # x of the main column
-    d.box("tokens", main, 7.95, f'"{t.context}"', "tokens " + str(t.tokens.tolist()), width=2.3)
+    d.box("tokens", main, 7.95, f'"{t.context}"', words["tokens"] + " " + str(t.tokens.tolist()), width=2.3)
     d.box("wte", main - 1.25, 6.95, "wte[tokens]", shape_of(t.token_embedding), width=2.0)
     d.box("wpe", main + 1.25, 6.95, "wpe[:5]", shape_of(t.position_embedding), width=2.0)
     d.box("x", main, 5.95, "x = wte[·] + wpe[·]", shape_of(t.embedding), width=2.6, fill=C.warm)
@@ -74,17 +74,20 @@ def lg_text(value):
     return "Lg" if value == handtf.LG else ("" if value == 0 else cell_text(value))
 
 
-@figure("c-attn")
-def c_attn():
+LG_KEY = {"en": {"empty": "empty = 0"}, "zh": {"empty": "空白 = 0"}}  # the key under c_attn and qkv
+
+
+@figure("c-attn", words=LG_KEY)
+def c_attn(words):
     w = handtf.MODEL["blocks"][0]["attn"]["c_attn"]["w"]
-    title = f"c_attn w  [8×24]    Lg = {handtf.LG}, empty = 0"
+    title = f"c_attn w  [8×24]    Lg = {handtf.LG}, {words['empty']}"
     return matrix_figure(w, EMBED_LABELS, EMBED_LABELS * 3, title, cell=0.3, groups=QKV_GROUPS, text=lg_text)
 
 
-@figure("qkv")
-def qkv():
+@figure("qkv", words=LG_KEY)
+def qkv(words):
     t = the_trace()
-    title = f"qkv = x @ w + b  {shape_of(t.qkv)}    Lg = {handtf.LG}, empty = 0"
+    title = f"qkv = x @ w + b  {shape_of(t.qkv)}    Lg = {handtf.LG}, {words['empty']}"
     return matrix_figure(t.qkv, seq_labels(), EMBED_LABELS * 3, title, cell=0.3, groups=QKV_GROUPS, text=lg_text)
 
 

@@ -14,8 +14,8 @@ def the_model():
     return handtf.compile_pattern(PATTERN)
 
 
-@figure("pattern-heads")
-def pattern_heads():
+@figure("pattern-heads", words={"en": {"title": "head {d}: {d} back"}, "zh": {"title": "头 {d}：回看 {d} 步"}})
+def pattern_heads(words):
     model = the_model()
     t = handtf.trace(CONTEXT, model=model)
     positions = [f"P{i}" for i in range(model.n_ctx)]
@@ -23,12 +23,15 @@ def pattern_heads():
     fig, axes = plt.subplots(1, model.n_head, figsize=(7.2, 2.6))
     fig.subplots_adjust(left=0.08, right=0.98, bottom=0.04, top=0.7, wspace=0.45)
     for d, ax in enumerate(axes):
-        heatmap(ax, t.attention_weights[d], rows, positions, title=f"head {d}: {d} back", norm=Normalize(-1, 1))
+        heatmap(ax, t.attention_weights[d], rows, positions, title=words["title"].format(d=d), norm=Normalize(-1, 1))
     return fig
 
 
-@figure("gelu-switch")
-def gelu_switch():
+@figure("gelu-switch", words={
+    "en": {"x": "x: the unit's input", "title": "GELU is exact 0 below −8 and exact x above 8"},
+    "zh": {"x": "x：单元的输入", "title": "GELU 在 −8 以下恰为 0，在 8 以上恰为 x"},
+})
+def gelu_switch(words):
     x = np.linspace(-12, 12, 241)
     fig, ax = plt.subplots(figsize=(6.4, 3.2))
     fig.subplots_adjust(left=0.11, right=0.97, bottom=0.16, top=0.9)
@@ -40,20 +43,20 @@ def gelu_switch():
         ax.plot([point], [value], "o", color=C.red)
         ax.annotate(f"gelu({cell_text(point)}) = {cell_text(value)}", (point, value), xytext=(0, 12), textcoords="offset points",
                     ha="center", fontsize=10, color=C.red, **MONO)
-    ax.set_xlabel("x: the unit's input", fontsize=10)
-    ax.set_title("GELU is exact 0 below −8 and exact x above 8", fontsize=11)
+    ax.set_xlabel(words["x"], fontsize=10)
+    ax.set_title(words["title"], fontsize=11)
     ax.legend(loc="upper left", frameon=False, prop=MONO | {"size": 9})
     tidy(ax)
     return fig
 
 
-@figure("pattern-lookup")
-def pattern_lookup():
+@figure("pattern-lookup", words={"en": {"bias": "bias"}, "zh": {"bias": "偏置"}})
+def pattern_lookup(words):
     model = the_model()
     c_fc = model.weights["blocks"][0]["mlp"]["c_fc"]
     first_slot = model.embed_labels.index(f"{model.chars[0]}@0")
     matrix = np.vstack([c_fc["w"][first_slot:], c_fc["b"]])  # [k*m + 1, n_hidden]
-    rows = [*model.embed_labels[first_slot:], "bias"]
+    rows = [*model.embed_labels[first_slot:], words["bias"]]
     cell = 0.55
     width, height = 1.0 + len(model.hidden_labels) * cell + 0.2, 0.9 + len(rows) * cell + 0.15
     fig = plt.figure(figsize=(width, height))

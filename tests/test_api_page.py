@@ -1,0 +1,80 @@
+"""The API reference as built: light enough to load on a phone, and no docstring markup shown as text.
+
+Each check fails when its defect is put back:
+
+- weight: the whole reference on one page (478 KB before it was split into
+  three and the modules' ``check_NAME`` boundary functions were left out;
+  398 KB without them);
+- markup: a reST literal marker (``written as a label::`` in
+  ``handtf/weights.py``), a Sphinx role (``:func:`gpt```) that the Griffe
+  extension did not turn into a link, a field list (``:param x:``) or a
+  directive (``.. note::``) that the Sphinx parser did not read, or a stray
+  backtick of a code span that did not close.
+"""
+
+import html
+import re
+
+import pytest
+
+from pages import DOCS
+
+API_PAGES = sorted(p.stem for p in DOCS.glob("api*.md") if not p.name.endswith(".zh.md"))
+PAGE_LIMIT = 300_000  # bytes of HTML per page: the site's page-weight standard
+MARGIN = 0.8  # the API pages grow with the package: keep them well under the limit
+
+LEAKS = {
+    "a reST literal marker '::'": re.compile(r"\w::(\s|$)"),
+    "a Sphinx role": re.compile(r":(?:py:)?(?:func|mod|class|meth|attr|data|obj|exc|ref|term|math):"),
+    "a Sphinx field": re.compile(r"(?m)^\s*:(?:param|type|returns?|rtype|raises?)\b"),
+    "a reST directive": re.compile(r"(?m)^\s*\.\. \w+::"),
+    "a stray backtick": re.compile(r"`"),
+}
+
+
+def prose_of(page_html):
+    """The text of the article outside code: what the reader sees as prose."""
+    article = page_html[page_html.index("<article") : page_html.index("</article>")]
+    article = re.sub(r"<pre\b.*?</pre>", "\n", article, flags=re.S)
+    article = re.sub(r"<code\b.*?</code>", " CODE ", article, flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", "", article))
+
+
+def test_the_api_reference_has_pages():
+    assert API_PAGES == ["api", "api-blocks", "api-training"], API_PAGES
+
+
+@pytest.mark.parametrize("language", ["", "zh/"])
+@pytest.mark.parametrize("name", API_PAGES)
+def test_an_api_page_weighs_well_under_300_kb(built_site, name, language):
+    size = (built_site / language / name / "index.html").stat().st_size
+    assert size <= MARGIN * PAGE_LIMIT, f"{language}{name}/: {size} bytes, over {MARGIN:.0%} of {PAGE_LIMIT}"
+
+
+@pytest.mark.parametrize("language", ["", "zh/"])
+@pytest.mark.parametrize("name", API_PAGES)
+def test_no_docstring_markup_shows_on_an_api_page(built_site, name, language):
+    page = (built_site / language / name / "index.html").read_text(encoding="utf-8")
+    assert 'class="doc doc-object' in page, "the page has documented objects"
+    prose = prose_of(page)
+    leaks = [
+        f"{what}: ...{prose[max(0, m.start() - 50) : m.end() + 30]!r}..."
+        for what, pattern in LEAKS.items()
+        for m in pattern.finditer(prose)
+    ]
+    assert not leaks, "\n".join(leaks)
+
+
+def test_the_leak_patterns_find_what_they_look_for():
+    """Each pattern finds its defect in the HTML mkdocstrings made of it, and nothing in clean prose."""
+    leaked = {
+        "a reST literal marker '::'": "<article><p>written as a label::</p></article>",
+        "a Sphinx role": "<article><p>see :func:<code>gpt</code></p></article>",
+        "a Sphinx field": "<article><p>\n:param x: the input</p></article>",
+        "a reST directive": "<article><p>\n.. note:: careful</p></article>",
+        "a stray backtick": "<article><p>the `x</p></article>",
+    }
+    for what, page in leaked.items():
+        assert LEAKS[what].search(prose_of(page)), what
+    clean = prose_of("<article><p>Ratio 3:1, time 10:05, <code>a::b</code> and <code>`x`</code>.</p></article>")
+    assert not any(pattern.search(clean) for pattern in LEAKS.values()), clean
