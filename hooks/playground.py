@@ -17,6 +17,7 @@ it is generated here, on every build and every ``mkdocs serve`` reload, from
 Nothing of it is copied by hand, and nothing generated is committed.
 """
 
+import functools
 import importlib
 import inspect
 import json
@@ -114,6 +115,7 @@ def _hex(rgba):
     return "#" + "".join(f"{round(float(c) * 255):02x}" for c in rgba[:3])
 
 
+@functools.cache  # once per build: mkdocs-static-i18n asks for it again for each language
 def module_source():
     """The text of ``handtf-model.js``."""
     constant, per_lg = lg_parts()

@@ -10,6 +10,7 @@ import re
 import shutil
 from pathlib import Path
 
+import jinja2
 import mkdocs.plugins
 import mkdocs.utils
 from markdown.extensions import Extension
@@ -174,3 +175,12 @@ def _split_search_index(merged_path, home, locale):
     (home / "search").mkdir(exist_ok=True)
     (home / "search" / "search_index.json").write_text(json.dumps(translated, ensure_ascii=False), encoding="utf-8")
     merged_path.write_text(json.dumps(merged, ensure_ascii=False), encoding="utf-8")
+
+
+# 5. mkdocs #3202 (closed, not merged): MkDocs makes a new Jinja environment for every
+# build, every language and every reload of `mkdocs serve`, and each compiled Material's
+# templates again (about a tenth of the build). Jinja's own bytecode cache keeps them in
+# the system's temporary folder, checked against each template's source.
+def on_env(env, config, files):
+    env.bytecode_cache = jinja2.FileSystemBytecodeCache()
+    return env

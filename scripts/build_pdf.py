@@ -14,7 +14,6 @@ it: MathML, SVG figures and code as on the site, Chinese in the system's CJK fon
 
 import argparse
 import contextlib
-import copy
 import html
 import shutil
 import subprocess
@@ -160,7 +159,7 @@ def chapter(site, path, language, book_paths, published):
         image["src"] = (site / urlsplit(urljoin(base, image["src"])).path.lstrip("/")).resolve().as_uri()
         image.attrs.pop("loading", None)
     section = soup.new_tag("section", attrs={"class": "handtf-chapter", "id": key})
-    section.extend(copy.copy(child) for child in article.contents)
+    section.extend(list(article.contents))  # moved, not copied: the page's soup is dropped
     return section
 
 

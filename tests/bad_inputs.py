@@ -130,7 +130,8 @@ CASES = [
     # running and measuring the hand-made model
     ("verify, a model whose logits overflow", lambda: h.verify(30, overflowing_float16_model()), ValueError, r"logits are not finite"),
     ("evaluate, a model whose logits overflow", lambda: h.evaluate("aab" * 5, overflowing_float16_model()), ValueError, r"logits are not finite"),
-    ("evaluate, a model without 'wpe'", lambda: h.evaluate("aab" * 5, model_with(("wpe",), KeyError)), ValueError, r"model must have the keys 'blocks', 'wpe' and 'wte'"),
+    ("evaluate, a model without 'wpe'", lambda: h.evaluate("aab" * 5, model_with(("wpe",), KeyError)), ValueError, r"^model must be a dict with keys 'wte', 'wpe' and 'blocks', as build_model\(\) makes it, got one without 'wpe'$"),
+    ("predict, a model with an extra key", lambda: h.predict("aab", model=h.MODEL | {"ln_f": {}}), ValueError, r"model must be a dict with keys .*, got one with the unexpected key 'ln_f'"),
     ("verify, max_len above its bound", lambda: h.verify(10**7), ValueError, r"max_len must be at most 1,000,000"),
     ("valid_contexts, max_len above its bound", lambda: h.valid_contexts(10**6), ValueError, r"max_len must be at most 10,000"),
     ("complete, a negative count", lambda: h.complete("a", -1), ValueError, r"max_new_tokens must be at least 0"),

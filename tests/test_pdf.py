@@ -1,38 +1,35 @@
-"""The PDFs of scripts/build_pdf.py, printed once per test session from the session's built site.
+"""The PDFs of scripts/build_pdf.py, printed once per test session from the session's built site
+(by tests/pdf_books.py, beside the other tests: see ``printed_books`` in conftest.py).
 
 The chapters expected are the pages in docs/ (all of them in the nav,
 tests/test_site.py checks), so a page added later must be in the PDF too.
 """
 
+import json
 import re
-import sys
 from html import unescape
 
 import pytest
 
 import handtf
-from pages import DOCS, LANGUAGES, ROOT, pages
-
-sys.path.insert(0, str(ROOT / "scripts"))
-import build_pdf  # noqa: E402
+from pages import DOCS, LANGUAGES, pages
 
 MAX_BYTES = 40 * 2**20  # the figures are vectors and the fonts subsets: far below this
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 @pytest.fixture(scope="session")
-def pdfs(built_site, browser, tmp_path_factory):
+def pdfs(printed_books):
     from pypdf import PdfReader
 
-    written = build_pdf.build(built_site, tmp_path_factory.mktemp("pdf"), browser)
-    assert sorted(p.name for p in written.values()) == ["handtf-en.pdf", "handtf-zh.pdf"]
-    return {language: (path, PdfReader(path)) for language, path in written.items()}
+    assert sorted(p.name for p in printed_books.glob("*.pdf")) == ["handtf-en.pdf", "handtf-zh.pdf"]
+    return {language: (path, PdfReader(path)) for language in LANGUAGES for path in [printed_books / f"handtf-{language}.pdf"]}
 
 
 @pytest.fixture(scope="session")
 def texts(pdfs):
-    """Each PDF's text, page by page."""
-    return {language: [page.extract_text() or "" for page in reader.pages] for language, (_, reader) in pdfs.items()}
+    """Each PDF's text, page by page (extracted by pypdf when it was printed)."""
+    return {language: json.loads(path.with_suffix(".json").read_text(encoding="utf-8")) for language, (path, _) in pdfs.items()}
 
 
 def squeeze(text):

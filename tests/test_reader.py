@@ -2,7 +2,7 @@
 wrap their output, a copy button that copies runnable code, and light pages.
 
 Every check runs on the built site (the shared ``crawl`` at Playwright's default
-1280 px window, and fresh pages at 390 px), in both languages. Each one fails when
+1280 px window, the same pages narrowed to 390 px), in both languages. Each one fails when
 its defect is put back:
 
 - figures: a figure scaled below 10 CSS px text at 1280 px (e.g. the old 24-column
@@ -79,20 +79,41 @@ def test_figure_text_is_at_least_10_px_at_1280(crawl):
     assert not problems, "\n".join(problems)
 
 
+PHONE, DESKTOP = {"width": 390, "height": 844}, {"width": 1280, "height": 720}  # 1280 x 720: Playwright's default
+TOGGLE = "id => document.querySelector(`label[for='${id}']`).click()"  # the header's palette button
+
+
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_figure_text_is_at_least_8_px_at_390(browser, crawl, scheme):
+def test_figure_text_is_at_least_8_px_at_390(crawl, scheme):
+    """Each crawled page narrowed to a phone's width and, for dark, switched with the header's
+    palette button as a reader would; then put back as the other tests expect it."""
     problems = []
     for url in figure_pages(crawl):
-        visit = Visit(browser, url, viewport={"width": 390, "height": 844}, color_scheme=scheme)
+        page = crawl[url][0].page
+        page.set_viewport_size(PHONE)
         try:
-            shown = visit.page.evaluate(FIGURE_FACTS)
+            if scheme == "dark":
+                page.evaluate(TOGGLE, "__palette_1")
+            shown = page.evaluate(FIGURE_FACTS)
             expected = ".dark.svg#only-dark" if scheme == "dark" else ".svg#only-light"
             if not shown or not all(f["src"].endswith(expected) for f in shown):
                 problems.append(f"{url}: the {scheme} scheme shows {[f['src'] for f in shown]}")
-            problems += [f"{url}: {p}" for p in small_figures(visit.page, 390)]
+            problems += [f"{url}: {p}" for p in small_figures(page, 390)]
         finally:
-            visit.close()
+            if scheme == "dark":
+                page.evaluate(TOGGLE, "__palette_0")
+            page.set_viewport_size(DESKTOP)
     assert not problems, "\n".join(problems)
+
+
+def test_a_dark_system_shows_the_dark_figures(browser, base_url):
+    """Without the button: a reader whose system is dark gets the dark variants at first sight."""
+    visit = Visit(browser, base_url + "attention/", viewport=PHONE, color_scheme="dark", light_search=True)
+    try:
+        shown = visit.page.evaluate(FIGURE_FACTS)
+    finally:
+        visit.close()
+    assert len(shown) >= 2 and all(f["src"].endswith(".dark.svg#only-dark") for f in shown), shown
 
 
 LISTING_FACTS = """() => [...document.querySelectorAll('.md-content .language-pycon pre')].map(pre => {
