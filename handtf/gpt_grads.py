@@ -12,9 +12,9 @@ import numpy as np
 
 from .attend import mha, mha_backward
 from .checks import check_array, check_dout, check_ids, check_n_head, check_real, check_tree, checked
-from .picogpt import embedding_backward
 from .layers import ffn, ffn_backward, layer_norm, layer_norm_backward
 from .loss import cross_entropy_backward, smoothed_targets, soft_cross_entropy
+from .picogpt import embedding_backward
 
 
 @checked

@@ -125,10 +125,7 @@ def check_model(model, name="model"):
     """A model dict as :func:`handtf.build_model` makes it, its arrays checked by :func:`check_weights`."""
     if not isinstance(model, dict):
         raise TypeError(f"{name} must be a dict like build_model()'s, got {type(model).__name__}")
-    if set(model) != {"wte", "wpe", "blocks"}:
-        raise ValueError(
-            f"{name} must have the keys 'blocks', 'wpe' and 'wte', as build_model() makes it, got {sorted(model)}"
-        )
+    check_keys(name, model, ("wte", "wpe", "blocks"), needs=", as build_model() makes it")
     return check_weights(**model)
 
 

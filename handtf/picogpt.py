@@ -7,6 +7,10 @@ several heads and a feed-forward network, so it runs here: picoGPT's
 The layer norms ``ln_1``, ``ln_2`` and ``ln_f`` and the ``mlp`` are used
 where a model has them and skipped where it leaves them out. Like ``gpt``,
 each step passes what it computes to ``record``.
+
+``embedding_backward``, below ``gpt2``, is the backward of its first line,
+the lookup ``wte[inputs]``; the other backward functions sit below their
+forward functions in ``activations``, ``layers``, ``attend`` and ``loss``.
 """
 
 import numpy as np

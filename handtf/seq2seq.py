@@ -80,8 +80,10 @@ def init_params(config, seed):
 
     >>> config = Config(vocab_src=5, vocab_tgt=6, d_model=8, n_head=2, d_ff=32, n_layers=1)
     >>> params = init_params(config, seed=0)
-    >>> sorted(params), sorted(params["decoder"]["blocks"][0])
-    (['decoder', 'encoder'], ['cross_attn', 'ln_1', 'ln_2', 'ln_3', 'mlp', 'self_attn'])
+    >>> sorted(params)
+    ['decoder', 'encoder']
+    >>> sorted(params["decoder"]["blocks"][0])
+    ['cross_attn', 'ln_1', 'ln_2', 'ln_3', 'mlp', 'self_attn']
     >>> params["encoder"]["wte"].shape, params["decoder"]["wte"].shape
     ((5, 8), (6, 8))
     """

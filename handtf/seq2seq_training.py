@@ -22,12 +22,11 @@ import numpy as np
 from .activations import relu
 from .attend import multi_head_attention, multi_head_attention_backward
 from .checks import check_callable, check_int, check_int_range, check_positive_int, check_real, checked
-from .picogpt import embedding_backward
 from .layers import ffn, ffn_backward, layer_norm, layer_norm_backward
 from .loss import cross_entropy_backward, smoothed_targets, soft_cross_entropy
 from .masks import causal_mask
-from .positions import positional_encoding
-from .seq2seq import Config, check_params, init_params
+from .picogpt import embedding_backward
+from .seq2seq import Config, check_params, embed, init_params
 from .training import adam_step, check_fraction, dropout_mask, leaves, learning_rate
 from .translate import beam_decode, greedy_decode
 
@@ -74,12 +73,8 @@ class _Dropout:
         return self.masks[name]
 
 
-def _embed(tokens, wte):
-    d_model = wte.shape[-1]
-    return wte[tokens] * math.sqrt(d_model) + positional_encoding(tokens.shape[-1], d_model)  # [..., n_seq, d_model]
-
-
 def _embed_backward(dout, tokens, wte):
+    """``seq2seq.embed`` backwards: the positional encoding is a constant, the scale ``sqrt(d_model)`` multiplies through."""
     return embedding_backward(dout * math.sqrt(wte.shape[-1]), tokens, wte.shape[0])  # [n_vocab, d_model]
 
 
@@ -193,11 +188,11 @@ def seq2seq_loss_and_grads(params, config, src, tgt_in, tgt_out, label_smoothing
     enc, dec = params["encoder"], params["decoder"]
     n_head, norm, drop = config.n_head, config.norm, _Dropout(dropout, rng)
     # forward: the encoder, then the decoder against its output
-    x_src = _embed(src, enc["wte"]) * drop("enc.embed", src.shape + (config.d_model,))
+    x_src = embed(src, enc["wte"]) * drop("enc.embed", src.shape + (config.d_model,))
     enc_out, enc_inputs = _stack(x_src, enc["blocks"], lambda b: _encoder_sublayers(b, n_head), drop, "enc", norm)
     memory = _final_norm(enc_out, enc)  # [n_batch, n_src, d_model]
     dec_sublayers = lambda b: _decoder_sublayers(b, n_head, memory, tgt_in.shape[-1])  # noqa: E731
-    x_tgt = _embed(tgt_in, dec["wte"]) * drop("dec.embed", tgt_in.shape + (config.d_model,))
+    x_tgt = embed(tgt_in, dec["wte"]) * drop("dec.embed", tgt_in.shape + (config.d_model,))
     dec_out, dec_inputs = _stack(x_tgt, dec["blocks"], dec_sublayers, drop, "dec", norm)
     h = _final_norm(dec_out, dec)  # [n_batch, n_tgt, d_model]
     logits = h @ dec["wte"].T  # [n_batch, n_tgt, vocab_tgt]
