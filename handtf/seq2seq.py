@@ -1,8 +1,8 @@
 """The encoder-decoder Transformer of "Attention Is All You Need", forward pass only.
 
-The paper's model (Vaswani et al., 2017, section 3) from the blocks in
-``handtf.nn``: token embeddings scaled by ``sqrt(d_model)`` plus sinusoidal
-positions; ``n_layers`` encoder blocks (self-attention, feed-forward) and
+The paper's model (Vaswani et al., 2017, section 3) from the package's
+building blocks (``attend``, ``layers``, ``masks``, ``positions``): token
+embeddings scaled by ``sqrt(d_model)`` plus sinusoidal positions; ``n_layers`` encoder blocks (self-attention, feed-forward) and
 ``n_layers`` decoder blocks (masked self-attention, attention over the
 encoder's output, feed-forward); ReLU feed-forward networks; the output
 projection shares its matrix with the target embedding (section 3.4).
@@ -12,6 +12,9 @@ the norm after the sum, ``LayerNorm(x + Sublayer(x))`` (``norm="post"``, the
 default); GPT-2 puts it before, ``x + Sublayer(LayerNorm(x))``, and adds one
 final norm after the stack (``norm="pre"``).
 
+The sizes are a :class:`handtf.seq2seq.Config`, kept apart from the weights
+as nanoGPT keeps its ``GPTConfig``: :func:`handtf.init_params` makes the weights (only arrays, in nested
+dicts), and ``encode``, ``decode`` and ``forward`` take the config next to them.
 The weights are seeded random numbers, not trained ones: outputs are
 reproducible but meaningless; ``handtf.seq2seq_training`` trains them (with dropout).
 Token arrays are ``[n_seq]`` or ``[n_batch, n_seq]``; ``...`` in a shape
