@@ -201,7 +201,7 @@ def mha(x, c_attn, c_proj, n_head, record=ignore):
 # --8<-- [start:mha_backward]
 # [..., n_seq, n_embd], [..., n_seq, n_embd] -> [..., n_seq, n_embd], {"c_attn": ..., "c_proj": ...}
 def mha_backward(dout, x, c_attn, c_proj, n_head=1):
-    """Causal multi-head self-attention backwards (``nn.mha``; with one head, the hand-made model's).
+    """Causal multi-head self-attention backwards (``mha`` above; with one head, the hand-made model's).
 
     q, k and v all come from ``x``, so ``x`` gets the sum of the three paths,
     through the one matrix ``c_attn``.
@@ -245,7 +245,7 @@ def multi_head_attention(x, memory, c_q, c_k, c_v, c_proj, n_head, mask=None):
 # --8<-- [start:multi_head_attention_backward]
 # [..., n_q, n_embd], [..., n_q, n_embd], [..., n_k, n_mem] -> [..., n_q, n_embd], [..., n_k, n_mem], {"c_q": ..., ...}
 def multi_head_attention_backward(dout, x, memory, c_q, c_k, c_v, c_proj, n_head, mask=None):
-    """``nn.multi_head_attention`` backwards: gradients for ``x`` (queries), ``memory`` (keys, values), weights.
+    """``multi_head_attention`` backwards: gradients for ``x`` (queries), ``memory`` (keys, values), weights.
 
     In the decoder's cross-attention ``memory`` is the encoder's output, so
     its gradient is how the loss reaches the encoder.

@@ -74,6 +74,11 @@ class CompiledPattern:
         )
 
 
+def last_characters(k):
+    """``'the last 3 characters'``, or ``'the last character'`` for ``k = 1``: for messages."""
+    return "the last character" if k == 1 else f"the last {k} characters"
+
+
 @checked
 # --8<-- [start:shortest_period]
 def shortest_period(pattern):
@@ -276,19 +281,19 @@ def _check_fits(pattern, chars, k, n_ctx):
     name = _short(pattern)
     if k > GPT2_SMALL["n_head"]:
         raise ValueError(
-            f"the last {k} characters of ({name})* are needed to decide the next, one attention head each; "
+            f"{last_characters(k)} of ({name})* are needed to decide the next, one attention head each; "
             f"the design supports at most {GPT2_SMALL['n_head']} (GPT-2 small's heads)"
         )
     check_int("n_ctx", n_ctx)
     if not k <= n_ctx <= GPT2_SMALL["n_ctx"]:
         raise ValueError(
-            f"n_ctx must be {k} to {GPT2_SMALL['n_ctx']}: the last {k} characters of ({name})* decide "
+            f"n_ctx must be {k} to {GPT2_SMALL['n_ctx']}: {last_characters(k)} of ({name})* decide "
             f"the next, and GPT-2 small sees at most {GPT2_SMALL['n_ctx']}; got {n_ctx}"
         )
     layout = Layout(chars, k, n_ctx)
     if layout.n_embd > GPT2_SMALL["n_embd"]:
         raise ValueError(
-            f"({name})* with n_ctx = {n_ctx} needs n_embd = {layout.n_embd} ({k} heads of {layout.d_head} columns); "
+            f"({name})* with n_ctx = {n_ctx} needs n_embd = {layout.n_embd} ({k} head{'s' if k != 1 else ''} of {layout.d_head} columns); "
             f"the design supports at most {GPT2_SMALL['n_embd']} (GPT-2 small's)"
         )
 
@@ -307,8 +312,8 @@ def describe(model, max_rows=20):
     """
     lines = [
         f"pattern ({_short(model.pattern)})*: period {len(model.pattern)}, characters {_short(''.join(model.chars))!r}",
-        f"k = {model.k}: the last {model.k} characters decide the next; one head per offset 0..{model.k - 1}",
-        f"n_ctx = {model.n_ctx}, n_embd = {model.n_embd} ({model.n_head} heads of {model.d_head} columns), "
+        f"k = {model.k}: {last_characters(model.k)} decide the next; one head per offset 0..{model.k - 1}",
+        f"n_ctx = {model.n_ctx}, n_embd = {model.n_embd} ({model.n_head} head{'s' if model.n_head != 1 else ''} of {model.d_head} columns), "
         f"{len(model.hidden_labels)} FFN units",
         f"lookup table (last {model.k} characters -> next):",
     ]

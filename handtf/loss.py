@@ -49,7 +49,7 @@ def smoothed_targets(targets, n_vocab, smoothing=0.0):
 def soft_cross_entropy(logits, target_probs):
     """The mean over positions of ``-Σ target_probs * log softmax(logits)``.
 
-    With one-hot targets this is ``nn.cross_entropy``.
+    With one-hot targets this is ``cross_entropy``.
 
     >>> soft_cross_entropy(np.zeros((1, 4)), smoothed_targets(np.array([1]), 4, 0.1)) == float(np.log(4))
     True

@@ -88,7 +88,7 @@ def bare_project(root, scratch):
             target = docs / page.relative_to(root / "docs")
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(page, target)
-    shutil.copytree(root / "docs" / "assets", docs / "assets")
+    shutil.copytree(root / "docs" / "assets", docs / "assets", dirs_exist_ok=True)  # again with --repeat
     (project / "mkdocs.yml").write_text(BARE_CONFIG, encoding="utf-8")
     return project
 

@@ -247,6 +247,7 @@ def book_html(site, language):
 {scripts}</body></html>"""
 
 
+PRINT_TIMEOUT = 600_000  # ms: loading and printing a 2 MB book of 340 pages takes minutes on a loaded machine
 PDF_OPTIONS = {
     "format": "A4",
     "print_background": True,
@@ -271,6 +272,7 @@ def print_pdf(browser, html_path, pdf_path):
     """Print the book twice: the first PDF tells on which page each chapter and section starts,
     the second shows those numbers in the table of contents, with bookmarks and tags."""
     page = browser.new_page()
+    page.set_default_timeout(PRINT_TIMEOUT)
     try:
         page.goto(html_path.resolve().as_uri(), wait_until="load")
         missing = page.evaluate("[...document.images].filter(i => !i.complete || !i.naturalWidth).map(i => i.src)")

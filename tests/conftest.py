@@ -11,10 +11,9 @@ Every site and browser test asks for these by name; none builds the site itself.
   failure under ``CI=true``). Open pages with ``browsing.Visit(browser, url)``.
 - ``crawl``: every page reachable from the two home pages, loaded once:
   ``{url: (visit, facts)}`` (see ``browsing.FACTS``).
-- ``printed_books``: the folder of the site's PDFs and their pages' text
-  (``tests/pdf_books.py``), printed in a process of its own that starts as soon
-  as the site is built, while the other tests run; the tests that need it run
-  last of all.
+
+Slow checks (the PDFs, the deploy, the notebooks, the figures) run beside the
+other tests as background jobs: see tests/background.py.
 """
 
 import functools
@@ -29,6 +28,7 @@ from pathlib import Path
 
 import pytest
 
+import background
 from browsing import LAUNCH_ARGS, PREFIX, SubPathHandler, crawl_site, find_chromium
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,74 +86,31 @@ class _SiteBuild:
 _BUILD = _SiteBuild()
 
 
-class _PrintedBooks:
-    """``tests/pdf_books.py`` on the session's site, in a process started by a thread that
-    waits for the build: Chromium prints some 700 pages while the other tests run."""
-
-    def __init__(self):
-        self.thread = self.process = None
-        self.folder = Path(tempfile.mkdtemp(prefix="handtf-pdf-"))
-        self.log = self.folder / "print.log"
-
-    def start(self):
-        if self.thread is None:
-            self.thread = threading.Thread(target=self._print, daemon=True)
-            self.thread.start()
-
-    def _print(self):
-        try:
-            if _BUILD.wait() != 0:
-                return  # built_site reports the failed build
-        except subprocess.TimeoutExpired:
-            return
-        with open(self.log, "w", encoding="utf-8") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, str(ROOT / "tests" / "pdf_books.py"), str(_BUILD.folder / "site"), str(self.folder)],
-                cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-            )
-            self.process.wait()
-
-    def result(self, built_site):
-        self.start()
-        self.thread.join(timeout=BUILD_TIMEOUT * 2)
-        if self.thread.is_alive():
-            self.stop()
-            pytest.fail(f"printing the PDFs took more than {BUILD_TIMEOUT * 2} s", pytrace=False)
-        if self.process is None or self.process.returncode != 0:
-            log = self.log.read_text(encoding="utf-8") if self.log.exists() else ""
-            pytest.fail(f"tests/pdf_books.py failed:\n{log}", pytrace=False)
-        return self.folder
-
-    def stop(self):
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
-        shutil.rmtree(self.folder, ignore_errors=True)
-
-
-_BOOKS = _PrintedBooks()
+background.BUILD = _BUILD
 
 
 def _needs_site(item):
     return "built_site" in getattr(item, "fixturenames", ())
 
 
-def _needs_books(item):
-    return "printed_books" in getattr(item, "fixturenames", ())
+def _jobs_of(item):
+    return [background.JOBS[name] for name in getattr(item, "fixturenames", ()) if name in background.JOBS]
 
 
 def pytest_collection_modifyitems(session, config, items):
-    """Start the build (and the printing) if a selected test needs it, and run those tests
-    last, when it is done: the site's tests, then the PDFs'."""
-    if not config.option.collectonly and any(map(_needs_site, items)):
-        _BUILD.start()
-        if any(map(_needs_books, items)):
-            _BOOKS.start()
-    items.sort(key=lambda item: (_needs_site(item), _needs_books(item)))  # stable within each group
+    """Start the build and the background jobs the selected tests need, and run the tests
+    that need them last: first those of the site, then those of a job, when they are done."""
+    if not config.option.collectonly:
+        if any(map(_needs_site, items)):
+            _BUILD.start()
+        for job in {job for item in items for job in _jobs_of(item)}:
+            job.start()
+    items.sort(key=lambda item: (bool(_jobs_of(item)), _needs_site(item)))  # stable within each group
 
 
 def pytest_sessionfinish(session, exitstatus):
-    _BOOKS.stop()
+    for job in background.JOBS.values():
+        job.stop()
     _BUILD.stop()
 
 
@@ -161,12 +118,6 @@ def pytest_sessionfinish(session, exitstatus):
 def built_site():
     """The folder of the strict build (``index.html``, ``zh/index.html``, ...)."""
     return _BUILD.result()
-
-
-@pytest.fixture(scope="session")
-def printed_books(built_site):
-    """The folder of ``handtf-en.pdf``, ``handtf-zh.pdf`` and each one's page texts (``.json``)."""
-    return _BOOKS.result(built_site)
 
 
 @pytest.fixture(scope="session")

@@ -7,6 +7,7 @@ checks), so a page added later is covered without a change here.
 import doctest
 import json
 import re
+import sys
 import tomllib
 from html import unescape
 from importlib import metadata
@@ -16,6 +17,7 @@ import pytest
 import yaml
 
 import handtf
+from background import Job
 from pages import DOCS, ROOT, examples, language_of, pages, strip_comments
 
 VERSION = handtf.__version__
@@ -169,14 +171,30 @@ CHECKER = doctest.OutputChecker()
 FLAGS = doctest.NORMALIZE_WHITESPACE
 
 
-def run(notebook, tmp_path):
-    """Execute a notebook in a fresh Jupyter kernel, as a reader's "run all" would."""
-    import nbformat
-    from nbclient import NotebookClient
+RUN_PAGES = [p for p in MARKDOWN_PAGES if examples(p) and language_of(p) == "en"]
 
-    book = nbformat.from_dict(notebook)
-    NotebookClient(book, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
-    return book
+
+def run_notebooks(site, folder):
+    """Each page's notebook from the built site, run in a fresh Jupyter kernel as a reader's
+    "run all" would (tests/run_notebooks.py, in a process of its own): {page: notebook path}."""
+    paths = {}
+    for page in RUN_PAGES:
+        notebook = notebook_of(site, page)
+        if notebook is not None:
+            paths[page] = folder / str(page.relative_to(DOCS)).replace("/", "-") / "notebook.ipynb"
+            paths[page].parent.mkdir()
+            paths[page].write_text(json.dumps(notebook, ensure_ascii=False), encoding="utf-8")
+    result = NOTEBOOKS.run([sys.executable, str(ROOT / "tests" / "run_notebooks.py"), *map(str, paths.values())])
+    assert result.returncode == 0, result.stdout + result.stderr
+    return paths
+
+
+NOTEBOOKS = Job("executed_notebooks", run_notebooks, needs_site=True)  # beside the other tests
+
+
+@pytest.fixture(scope="session")
+def executed_notebooks(built_site):
+    return NOTEBOOKS.result()
 
 
 def printed(cell):
@@ -194,11 +212,12 @@ def printed(cell):
 
 # The English notebooks are run; a Chinese one holds the same code (test above and the twins test),
 # only its comments differ, so running it too would double the time for nothing new.
-@pytest.mark.parametrize(
-    "page", [p for p in MARKDOWN_PAGES if examples(p) and language_of(p) == "en"], ids=lambda p: str(p.relative_to(DOCS))
-)
-def test_the_notebook_runs_and_prints_what_the_page_shows(built_site, page, tmp_path):
-    notebook = run(notebook_of(built_site, page), tmp_path)
+@pytest.mark.parametrize("page", RUN_PAGES, ids=lambda p: str(p.relative_to(DOCS)))
+def test_the_notebook_runs_and_prints_what_the_page_shows(executed_notebooks, page):
+    assert page in executed_notebooks, "the page links to no notebook"
+    path = executed_notebooks[page]
+    assert not path.with_suffix(".error").exists(), path.with_suffix(".error").read_text(encoding="utf-8")
+    notebook = json.loads(path.read_text(encoding="utf-8"))
     parsed = doctest.DocTestParser().get_examples(page.read_text(encoding="utf-8"))
     for cell, example in zip(code_cells(notebook), parsed, strict=True):
         got = printed(cell)

@@ -18,6 +18,7 @@ from http.server import ThreadingHTTPServer
 import pytest
 import yaml
 
+from background import Job
 from browsing import PREFIX, SubPathHandler, Visit
 from pages import ROOT
 
@@ -34,10 +35,10 @@ def git(repo, *args):
     return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout
 
 
-@pytest.fixture(scope="session")
-def dry_run(built_site, tmp_path_factory):
+def deploy_beside_a_previous_release(site, folder):
     """(repository, what deploy.py printed): this release deployed next to a fake 0.9."""
-    repo = tmp_path_factory.mktemp("repo")
+    repo = folder / "repo"
+    repo.mkdir()
     files = git(ROOT, "ls-files", "--cached", "--others", "--exclude-standard", "-z").split("\0")
     for name in filter(None, files):
         if (ROOT / name).is_file():
@@ -51,8 +52,8 @@ def dry_run(built_site, tmp_path_factory):
     # The previous release on the branch: the built site as 0.9, with a heading this release lacks.
     git(repo, "checkout", "-q", "--orphan", BRANCH)
     git(repo, "rm", "-rq", "--cached", ".")
-    previous = tmp_path_factory.mktemp("previous")
-    shutil.copytree(built_site, previous / "0.9")
+    previous = folder / "previous"
+    shutil.copytree(site, previous / "0.9")
     attention = previous / "0.9" / "attention" / "index.html"
     attention.write_text(
         attention.read_text(encoding="utf-8").replace("</article>", f'<h2 id="{GONE}">Old</h2></article>', 1),
@@ -63,13 +64,21 @@ def dry_run(built_site, tmp_path_factory):
     git(repo, "commit", "-q", "-m", "release 0.9")
     git(repo, "checkout", "-q", "-f", "main")
     main_before = git(repo, "rev-parse", "main")
-    result = subprocess.run(
+    result = DRY_RUN.run(
         [sys.executable, "scripts/deploy.py", "--branch", BRANCH, "--site-url", SITE_URL, "--allow-missing-anchors"],
-        cwd=repo, capture_output=True, text=True,
+        cwd=repo,
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert git(repo, "rev-parse", "main") == main_before, "the deploy touched the working branch"
     return repo, result
+
+
+DRY_RUN = Job("dry_run", deploy_beside_a_previous_release, needs_site=True)  # beside the other tests
+
+
+@pytest.fixture(scope="session")
+def dry_run(built_site):
+    return DRY_RUN.result()
 
 
 def branch_file(repo, path):

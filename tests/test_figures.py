@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from background import Job
 from pages import DOCS, LANGUAGES, ROOT, images, pages
 
 SCRIPT = ROOT / "scripts" / "render_figures.py"
@@ -27,9 +28,17 @@ def run_script(*args, env=None):
     return subprocess.run([sys.executable, str(SCRIPT), *args], cwd=ROOT, capture_output=True, text=True, env=env)
 
 
-def test_the_committed_figures_are_what_the_code_draws():
-    result = run_script("--check")
-    assert result.returncode == 0, result.stdout + result.stderr
+CHECK = Job("figure_check", lambda folder: CHECK.run([sys.executable, str(SCRIPT), "--check"], cwd=ROOT))
+
+
+@pytest.fixture(scope="session")
+def figure_check():
+    """``render_figures.py --check``: every figure drawn again, beside the other tests."""
+    return CHECK.result()
+
+
+def test_the_committed_figures_are_what_the_code_draws(figure_check):
+    assert figure_check.returncode == 0, figure_check.stdout + figure_check.stderr
 
 
 def test_a_matplotlibrc_on_the_machine_changes_no_figure(tmp_path):

@@ -1,5 +1,5 @@
 """The PDFs of scripts/build_pdf.py, printed once per test session from the session's built site
-(by tests/pdf_books.py, beside the other tests: see ``printed_books`` in conftest.py).
+(by tests/pdf_books.py in a process of its own, beside the other tests: see tests/background.py).
 
 The chapters expected are the pages in docs/ (all of them in the nav,
 tests/test_site.py checks), so a page added later must be in the PDF too.
@@ -7,23 +7,36 @@ tests/test_site.py checks), so a page added later must be in the PDF too.
 
 import json
 import re
+import sys
 from html import unescape
 
 import pytest
 
 import handtf
-from pages import DOCS, LANGUAGES, pages
+from background import Job
+from pages import DOCS, LANGUAGES, ROOT, pages
 
 MAX_BYTES = 40 * 2**20  # the figures are vectors and the fonts subsets: far below this
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
+def print_books(site, folder):
+    """Print the PDFs of ``site`` into ``folder``, with each page's text beside each."""
+    printed = PDFS.run([sys.executable, str(ROOT / "tests" / "pdf_books.py"), str(site), str(folder)], cwd=ROOT)
+    assert printed.returncode == 0, f"tests/pdf_books.py failed:\n{printed.stdout}{printed.stderr}"
+    return folder
+
+
+PDFS = Job("pdfs", print_books, needs_site=True)
+
+
 @pytest.fixture(scope="session")
-def pdfs(printed_books):
+def pdfs(built_site):
     from pypdf import PdfReader
 
-    assert sorted(p.name for p in printed_books.glob("*.pdf")) == ["handtf-en.pdf", "handtf-zh.pdf"]
-    return {language: (path, PdfReader(path)) for language in LANGUAGES for path in [printed_books / f"handtf-{language}.pdf"]}
+    folder = PDFS.result()
+    assert sorted(p.name for p in folder.glob("*.pdf")) == ["handtf-en.pdf", "handtf-zh.pdf"]
+    return {language: (path, PdfReader(path)) for language in LANGUAGES for path in [folder / f"handtf-{language}.pdf"]}
 
 
 @pytest.fixture(scope="session")
