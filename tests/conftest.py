@@ -62,9 +62,8 @@ class _SiteBuild:
         return self.process.wait(timeout=BUILD_TIMEOUT)
 
     def result(self):
-        self.start()
         try:
-            returncode = self.process.wait(timeout=BUILD_TIMEOUT)
+            returncode = self.wait()
         except subprocess.TimeoutExpired:
             self.process.kill()
             pytest.fail(f"mkdocs build --strict took more than {BUILD_TIMEOUT} s", pytrace=False)
