@@ -179,8 +179,18 @@ def _split_search_index(merged_path, home, locale):
 
 # 5. mkdocs #3202 (closed, not merged): MkDocs makes a new Jinja environment for every
 # build, every language and every reload of `mkdocs serve`, and each compiled Material's
-# templates again (about a tenth of the build). Jinja's own bytecode cache keeps them in
-# the system's temporary folder, checked against each template's source.
+# templates again (about a tenth of the build); mkdocstrings too makes a new one for
+# each build and language (its handlers are torn down after each). Jinja's own
+# bytecode cache keeps the compiled templates in the system's temporary folder,
+# checked against each template's source.
+_BYTECODE = jinja2.FileSystemBytecodeCache()
+
+
 def on_env(env, config, files):
-    env.bytecode_cache = jinja2.FileSystemBytecodeCache()
+    env.bytecode_cache = _BYTECODE
     return env
+
+
+def on_pre_build(config):
+    if "mkdocstrings" in config.plugins:
+        config.plugins["mkdocstrings"].get_handler("python").env.bytecode_cache = _BYTECODE
