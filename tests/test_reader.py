@@ -12,6 +12,9 @@ its defect is put back:
 - listings: a 24-column ``show`` printed whole (an output line never wraps, so
   the block scrolls), or the ``white-space: pre-wrap`` rule removed (17 blocks
   of the attention page scroll sideways);
+- code blocks of any language: the package code as it was before it was wrapped
+  at 79 columns (177 python blocks of the two languages scroll), a one-line shell
+  command over 80 characters, or the BibTeX without its ``pre-wrap`` rule;
 - copy: ``assets/reader/copy-pycon.js`` removed from ``extra_javascript`` (the prompts
   and outputs are copied);
 - notebook: its page heavier than 300 KB (with mkdocs-jupyter's inline JupyterLab
@@ -139,6 +142,41 @@ def test_no_example_scrolls_sideways_or_wraps_its_output_at_1280(crawl):
                 problems.append(f"{url}: scrolls sideways: {block['first']!r}")
             problems += [f"{url}: output line wraps: {line!r}" for line in block["wrapped"]]
     assert blocks > 500, blocks
+    assert not problems, "\n".join(problems)
+
+
+CODE_FACTS = """() => {
+    const closed = [...document.querySelectorAll('.md-content details:not([open])')];
+    closed.forEach(d => { d.open = true; });  // exercises' answers too; closed again below
+    const blocks = [...document.querySelectorAll('.md-content pre')].filter(pre => pre.offsetParent).map(pre => {
+        const code = pre.querySelector(':scope > code') || pre;
+        const holder = pre.closest('[class*="language-"]');
+        const language = (holder && holder.className.match(/language-([\\w-]+)/) || [])[1]
+            || (pre.closest('.jupyter-wrapper') ? 'notebook' : code.className || 'plain');
+        return {
+            language,
+            scrolls: pre.scrollWidth > pre.clientWidth + 1 || code.scrollWidth > code.clientWidth + 1,
+            widest: Math.max(...code.textContent.split('\\n').map(line => line.length)),
+            first: code.textContent.trim().slice(0, 50),
+        };
+    });
+    closed.forEach(d => { d.open = false; });
+    return blocks;
+}"""
+
+
+def test_no_code_block_of_any_language_scrolls_sideways_at_1280(crawl):
+    """The package code the pages embed, shell commands, notebook cells, BibTeX: at 1280 px a
+    block shows 80 characters, and nothing a page shows is wider (tests/test_boundary.py keeps
+    the embedded code at 79)."""
+    problems, languages = [], {}
+    for url, (visit, _) in crawl.items():
+        for block in visit.page.evaluate(CODE_FACTS):
+            languages[block["language"]] = languages.get(block["language"], 0) + 1
+            if block["scrolls"]:
+                problems.append(f"{url}: a {block['language']} block scrolls sideways "
+                                f"(its widest line has {block['widest']} characters): {block['first']!r}")
+    assert languages.get("python", 0) > 200 and languages.get("pycon", 0) > 500, languages
     assert not problems, "\n".join(problems)
 
 
