@@ -31,7 +31,8 @@ def gelu(x):
     >>> gelu(np.array([-1.0, 0.0, 1.0, 3.0])).round(4)
     array([-0.1588,  0.    ,  0.8412,  2.9964])
     """
-    return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))  # [...]
+    c = math.sqrt(2 / math.pi)
+    return 0.5 * x * (1 + np.tanh(c * (x + 0.044715 * x**3)))  # [...]
 # --8<-- [end:gelu]
 
 
@@ -39,14 +40,16 @@ def gelu(x):
 # --8<-- [start:gelu_backward]
 # [...], [...] -> [...]
 def gelu_backward(dout, x):
-    """The derivative of the tanh GELU, ``0.5 (1 + t) + 0.5 x (1 - t²) c (1 + 3·0.044715 x²)``.
+    """The derivative of the tanh GELU,
+    ``0.5 (1 + t) + 0.5 x (1 - t²) c (1 + 3·0.044715 x²)``.
 
     >>> gelu_backward(np.array([1.0, 1.0]), np.array([0.0, 10.0]))
     array([0.5, 1. ])
     """
     c = math.sqrt(2 / math.pi)
     t = np.tanh(c * (x + 0.044715 * x**3))  # [...]
-    return dout * (0.5 * (1 + t) + 0.5 * x * (1 - t**2) * c * (1 + 3 * 0.044715 * x**2))  # [...]
+    dt = (1 - t**2) * c * (1 + 3 * 0.044715 * x**2)  # [...], the slope of t
+    return dout * (0.5 * (1 + t) + 0.5 * x * dt)  # [...]
 # --8<-- [end:gelu_backward]
 
 
@@ -67,7 +70,7 @@ def relu(x):
 # --8<-- [start:relu_backward]
 # [...], [...] -> [...]
 def relu_backward(dout, x):
-    """``max(0, x)`` passes the gradient where ``x > 0`` and stops it elsewhere.
+    """``max(0, x)`` passes the gradient where ``x > 0``, stops it elsewhere.
 
     >>> relu_backward(np.array([5.0, 5.0]), np.array([-1.0, 2.0]))
     array([0., 5.])
@@ -83,7 +86,8 @@ ACTIVATION_BACKWARD = {gelu: gelu_backward, relu: relu_backward}  # what ffn_bac
 # --8<-- [start:softmax]
 # [..., n] -> [..., n]
 def softmax(x):
-    """Turn each row of scores into probabilities (stable: the row maximum is subtracted first).
+    """Turn each row of scores into probabilities (stable: the row maximum is
+    subtracted first).
 
     An entry of ``-inf`` gets probability 0 (a row of only ``-inf`` gives NaN:
     ``-inf - (-inf)``); NaN and ``+inf`` are refused.
@@ -91,8 +95,10 @@ def softmax(x):
     >>> softmax(np.array([0.0, np.log(3.0)]))
     array([0.25, 0.75])
     """
-    exp_x = np.exp(x - np.max(x, axis=-1, keepdims=True))  # [..., n], largest entry becomes e^0 = 1
-    return exp_x / np.sum(exp_x, axis=-1, keepdims=True)  # [..., n], each row sums to 1
+    # largest entry becomes e^0 = 1
+    exp_x = np.exp(x - np.max(x, axis=-1, keepdims=True))  # [..., n]
+    # each row sums to 1
+    return exp_x / np.sum(exp_x, axis=-1, keepdims=True)  # [..., n]
 # --8<-- [end:softmax]
 
 
@@ -100,7 +106,8 @@ def softmax(x):
 # --8<-- [start:softmax_backward]
 # [..., n], [..., n] -> [..., n]
 def softmax_backward(dout, probs):
-    """``p = softmax(x)``: ``dx = p * (dp - Σ dp * p)`` row by row (``probs`` is the forward output).
+    """``p = softmax(x)``: ``dx = p * (dp - Σ dp * p)`` row by row (``probs``
+    is the forward output).
 
     Adding the same number to a whole row of ``x`` leaves ``p`` unchanged, so
     every row of ``dx`` sums to 0.
@@ -109,7 +116,8 @@ def softmax_backward(dout, probs):
     >>> softmax_backward(np.array([1.0, 0.0]), p)
     array([ 0.1875, -0.1875])
     """
-    return probs * (dout - np.sum(dout * probs, axis=-1, keepdims=True))  # [..., n]
+    # [..., n]
+    return probs * (dout - np.sum(dout * probs, axis=-1, keepdims=True))
 # --8<-- [end:softmax_backward]
 
 
@@ -117,13 +125,16 @@ def softmax_backward(dout, probs):
 # --8<-- [start:log_softmax]
 # [..., n] -> [..., n]
 def log_softmax(x):
-    """``log(softmax(x))`` by log-sum-exp, finite even where ``softmax`` rounds to 0.
+    """``log(softmax(x))`` by log-sum-exp, finite even where ``softmax``
+    rounds to 0.
 
     >>> log_softmax(np.array([0.0, 1000.0])).round(3)
     array([-1000.,     0.])
     """
-    shifted = x - np.max(x, axis=-1, keepdims=True)  # [..., n], largest entry becomes 0
-    return shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))  # [..., n]
+    # largest entry becomes 0
+    shifted = x - np.max(x, axis=-1, keepdims=True)  # [..., n]
+    # [..., n]
+    return shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
 # --8<-- [end:log_softmax]
 
 

@@ -37,12 +37,14 @@ from .recording import ignore
 # --8<-- [start:attention_weights]
 # [..., n_q, d_k], [..., n_k, d_k], [..., n_q, n_k] -> [..., n_q, n_k]
 def attention_weights(q, k, mask=0.0, record=ignore):
-    """``softmax(q @ k^T / sqrt(d_k) + mask)``: how much each query attends to each key.
+    """``softmax(q @ k^T / sqrt(d_k) + mask)``: how much each query attends
+    to each key.
 
     ``mask`` is added to the scores (0 keeps a key, a large negative number
-    hides it) and may be anything that broadcasts to ``[..., n_q, n_k]``; a
-    boolean mask is refused (make one with ``causal_mask`` or ``padding_mask``).
-    Queries and keys may come from different sequences (``n_q != n_k``).
+    hides it) and may be anything that broadcasts to ``[..., n_q, n_k]``;
+    a boolean mask is refused (make one with ``causal_mask`` or
+    ``padding_mask``). Queries and keys may come from different sequences
+    (``n_q != n_k``).
 
     >>> emb = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]])
     >>> attention_weights(emb, emb).round(4)
@@ -50,9 +52,11 @@ def attention_weights(q, k, mask=0.0, record=ignore):
            [0.3333, 0.3333, 0.3333],
            [0.2246, 0.3199, 0.4555]])
     """
-    scores = q @ k.swapaxes(-1, -2)  # [..., n_q, n_k], how well each query matches each key
+    # how well each query matches each key
+    scores = q @ k.swapaxes(-1, -2)  # [..., n_q, n_k]
     scaled_scores = scores / math.sqrt(q.shape[-1])  # [..., n_q, n_k]
-    masked_scores = scaled_scores + mask  # [..., n_q, n_k], hidden keys get a large negative score
+    # hidden keys get a large negative score
+    masked_scores = scaled_scores + mask  # [..., n_q, n_k]
     weights = softmax(masked_scores)  # [..., n_q, n_k], each row sums to 1
     record(scores=scores, scaled_scores=scaled_scores, mask=mask)
     record(masked_scores=masked_scores, attention_weights=weights)
@@ -62,9 +66,11 @@ def attention_weights(q, k, mask=0.0, record=ignore):
 
 @checked
 # --8<-- [start:attention]
-# [..., n_q, d_k], [..., n_k, d_k], [..., n_k, d_v], [..., n_q, n_k] -> [..., n_q, d_v]
+# [..., n_q, d_k], [..., n_k, d_k], [..., n_k, d_v], [..., n_q, n_k]
+#   -> [..., n_q, d_v]
 def attention(q, k, v, mask=0.0, record=ignore):
-    """Each query's output is the average of the values, weighted by ``attention_weights``.
+    """Each query's output is the average of the values, weighted by
+    ``attention_weights``.
 
     >>> emb = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]])
     >>> attention(emb, emb, emb).round(4)
@@ -73,7 +79,8 @@ def attention(q, k, v, mask=0.0, record=ignore):
            [0.3845, 0.6155]])
     """
     weights = attention_weights(q, k, mask, record)  # [..., n_q, n_k]
-    output = weights @ v  # [..., n_q, n_k] @ [..., n_k, d_v] -> [..., n_q, d_v]
+    # [..., n_q, n_k] @ [..., n_k, d_v] -> [..., n_q, d_v]
+    output = weights @ v
     record(attention_output=output)
     return output
 # --8<-- [end:attention]
@@ -81,24 +88,30 @@ def attention(q, k, v, mask=0.0, record=ignore):
 
 @checked
 # --8<-- [start:attention_backward]
-# [..., n_q, d_v], [..., n_q, d_k], [..., n_k, d_k], [..., n_k, d_v], [n_q, n_k] -> dq, dk, dv
+# [..., n_q, d_v], [..., n_q, d_k], [..., n_k, d_k], [..., n_k, d_v],
+#   [n_q, n_k] -> dq, dk, dv
 def attention_backward(dout, q, k, v, mask=0.0):
-    """``softmax(q kᵀ / √d_k + mask) v`` backwards, one matrix product per line.
+    """``softmax(q kᵀ / √d_k + mask) v`` backwards, one matrix product per
+    line.
 
     The mask is a constant, so no gradient flows into it; a hidden key's weight
     is 0, so its ``k`` and ``v`` get nothing from that query.
 
     >>> q = k = v = np.eye(2)
-    >>> dq, dk, dv = attention_backward(np.ones((2, 2)), q, k, v, causal_mask(2))
-    >>> dv.round(4)  # key 0: all of query 0, 0.33 of query 1; key 1: 0.67 of query 1
+    >>> dout = np.ones((2, 2))
+    >>> dq, dk, dv = attention_backward(dout, q, k, v, causal_mask(2))
+    >>> # key 0: all of query 0, 0.33 of query 1; key 1: 0.67 of query 1
+    >>> dv.round(4)
     array([[1.3302, 1.3302],
            [0.6698, 0.6698]])
     """
     weights = attention_weights(q, k, mask)  # [..., n_q, n_k], recomputed
     dweights = dout @ v.swapaxes(-1, -2)  # [..., n_q, n_k]
     dv = weights.swapaxes(-1, -2) @ dout  # [..., n_k, d_v]
-    dscores = softmax_backward(dweights, weights) / math.sqrt(q.shape[-1])  # [..., n_q, n_k]
-    return dscores @ k, dscores.swapaxes(-1, -2) @ q, dv  # [..., n_q, d_k], [..., n_k, d_k], [..., n_k, d_v]
+    # [..., n_q, n_k]
+    dscores = softmax_backward(dweights, weights) / math.sqrt(q.shape[-1])
+    # [..., n_q, d_k], [..., n_k, d_k], [..., n_k, d_v]
+    return dscores @ k, dscores.swapaxes(-1, -2) @ q, dv
 # --8<-- [end:attention_backward]
 
 
@@ -106,7 +119,8 @@ def attention_backward(dout, q, k, v, mask=0.0):
 # --8<-- [start:split_heads]
 # [..., n_seq, n_embd] -> [..., n_head, n_seq, n_embd/n_head]
 def split_heads(x, n_head):
-    """Cut the last axis into ``n_head`` slices and move the head axis in front of the positions.
+    """Cut the last axis into ``n_head`` slices and move the head axis in
+    front of the positions.
 
     >>> split_heads(np.arange(8.0).reshape(2, 4), n_head=2)
     array([[[0., 1.],
@@ -115,7 +129,8 @@ def split_heads(x, n_head):
            [[2., 3.],
             [6., 7.]]])
     """
-    x = x.reshape(*x.shape[:-1], n_head, x.shape[-1] // n_head)  # [..., n_seq, n_head, d_head]
+    # [..., n_seq, n_head, d_head]
+    x = x.reshape(*x.shape[:-1], n_head, x.shape[-1] // n_head)
     return x.swapaxes(-2, -3)  # [..., n_head, n_seq, d_head]
 # --8<-- [end:split_heads]
 
@@ -131,44 +146,56 @@ def merge_heads(x):
     True
     """
     x = x.swapaxes(-2, -3)  # [..., n_seq, n_head, d_head]
-    return x.reshape(*x.shape[:-2], x.shape[-2] * x.shape[-1])  # [..., n_seq, n_head*d_head]
+    # [..., n_seq, n_head*d_head]
+    return x.reshape(*x.shape[:-2], x.shape[-2] * x.shape[-1])
 # --8<-- [end:merge_heads]
 
 
 @checked
 # --8<-- [start:attend_heads]
-# [..., n_q, d], [..., n_k, d], [..., n_k, d_v], [..., n_q, n_k] -> [..., n_q, d_v]
+# [..., n_q, d], [..., n_k, d], [..., n_k, d_v], [..., n_q, n_k]
+#   -> [..., n_q, d_v]
 def attend_heads(q, k, v, n_head, mask=None, record=ignore):
-    """Split projected queries, keys and values into heads, attend in each head, merge.
+    """Split projected queries, keys and values into heads, attend in each
+    head, merge.
 
-    Every head uses the same ``mask`` (shape ``[n_q, n_k]`` or ``[n_batch, n_q, n_k]``,
-    or anything broadcasting to it).
+    Every head uses the same ``mask`` (shape ``[n_q, n_k]`` or
+    ``[n_batch, n_q, n_k]``, or anything broadcasting to it).
 
     >>> emb = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]])
-    >>> attend_heads(emb, emb, emb, n_head=1).round(4)  # one head: plain attention
+    >>> attend_heads(emb, emb, emb, n_head=1).round(4)  # plain attention
     array([[0.6155, 0.3845],
            [0.5   , 0.5   ],
            [0.3845, 0.6155]])
     """
-    mask = 0.0 if mask is None else mask[..., None, :, :]  # [..., 1, n_q, n_k], the same mask for every head
-    heads = attention(split_heads(q, n_head), split_heads(k, n_head), split_heads(v, n_head), mask, record)
-    return merge_heads(heads)  # [..., n_head, n_q, d_v/n_head] -> [..., n_q, d_v]
+    # the same mask for every head
+    mask = 0.0 if mask is None else mask[..., None, :, :]  # [..., 1, n_q, n_k]
+    heads = attention(split_heads(q, n_head), split_heads(k, n_head),
+                      split_heads(v, n_head), mask, record)
+    # [..., n_head, n_q, d_v/n_head] -> [..., n_q, d_v]
+    return merge_heads(heads)
 # --8<-- [end:attend_heads]
 
 
 @checked
 # --8<-- [start:attend_heads_backward]
-# [..., n_q, d_v], [..., n_q, d], [..., n_k, d], [..., n_k, d_v], n_head, [n_q, n_k] -> dq, dk, dv
+# [..., n_q, d_v], [..., n_q, d], [..., n_k, d], [..., n_k, d_v], n_head,
+#   [n_q, n_k] -> dq, dk, dv
 def attend_heads_backward(dout, q, k, v, n_head, mask=None):
-    """Split into heads, run ``attention_backward`` in every head, merge the gradients back.
+    """Split into heads, run ``attention_backward`` in every head, merge the
+    gradients back.
 
     >>> q = k = v = np.eye(2)
-    >>> [g.shape for g in attend_heads_backward(np.ones((2, 2)), q, k, v, 2, causal_mask(2))]
+    >>> dout, mask = np.ones((2, 2)), causal_mask(2)
+    >>> [g.shape for g in attend_heads_backward(dout, q, k, v, 2, mask)]
     [(2, 2), (2, 2), (2, 2)]
     """
-    mask = 0.0 if mask is None else mask[..., None, :, :]  # [..., 1, n_q, n_k], the same mask for every head
-    heads = (split_heads(a, n_head) for a in (dout, q, k, v))  # each [..., n_head, n_seq, d_head]
-    return tuple(merge_heads(g) for g in attention_backward(*heads, mask))  # 3 of [..., n_seq, d]
+    # the same mask for every head
+    mask = 0.0 if mask is None else mask[..., None, :, :]  # [..., 1, n_q, n_k]
+    # each [..., n_head, n_seq, d_head]
+    heads = (split_heads(a, n_head) for a in (dout, q, k, v))
+    # 3 of [..., n_seq, d]
+    return tuple(merge_heads(g) for g in attention_backward(*heads, mask))
 # --8<-- [end:attend_heads_backward]
 
 
@@ -199,18 +226,24 @@ def mha(x, c_attn, c_proj, n_head, record=ignore):
 
 @checked
 # --8<-- [start:mha_backward]
-# [..., n_seq, n_embd], [..., n_seq, n_embd] -> [..., n_seq, n_embd], {"c_attn": ..., "c_proj": ...}
+# [..., n_seq, n_embd], [..., n_seq, n_embd]
+#   -> [..., n_seq, n_embd], {"c_attn": ..., "c_proj": ...}
 def mha_backward(dout, x, c_attn, c_proj, n_head=1):
-    """Causal multi-head self-attention backwards (``mha`` above; with one head, the hand-made model's).
+    """Causal multi-head self-attention backwards (``mha`` above; with one
+    head, the hand-made model's).
 
     q, k and v all come from ``x``, so ``x`` gets the sum of the three paths,
     through the one matrix ``c_attn``.
     """
-    q, k, v = np.split(linear(x, **c_attn), 3, axis=-1)  # 3 of [..., n_seq, n_embd]
+    # 3 of [..., n_seq, n_embd]
+    q, k, v = np.split(linear(x, **c_attn), 3, axis=-1)
     mask = causal_mask(x.shape[-2], x.dtype)  # [n_seq, n_seq]
-    heads = attend_heads(q, k, v, n_head, mask)  # [..., n_seq, n_embd], the input of c_proj
-    dheads, g_proj = linear_backward(dout, heads, **c_proj)  # [..., n_seq, n_embd]
-    dqkv = np.concatenate(attend_heads_backward(dheads, q, k, v, n_head, mask), axis=-1)  # [..., n_seq, 3*n_embd]
+    # the input of c_proj
+    heads = attend_heads(q, k, v, n_head, mask)  # [..., n_seq, n_embd]
+    # [..., n_seq, n_embd]
+    dheads, g_proj = linear_backward(dout, heads, **c_proj)
+    dq, dk, dv = attend_heads_backward(dheads, q, k, v, n_head, mask)
+    dqkv = np.concatenate([dq, dk, dv], axis=-1)  # [..., n_seq, 3*n_embd]
     dx, g_attn = linear_backward(dqkv, x, **c_attn)  # [..., n_seq, n_embd]
     return dx, {"c_attn": g_attn, "c_proj": g_proj}
 # --8<-- [end:mha_backward]
@@ -220,7 +253,8 @@ def mha_backward(dout, x, c_attn, c_proj, n_head=1):
 # --8<-- [start:multi_head_attention]
 # [..., n_q, n_embd], [..., n_k, n_mem], [..., n_q, n_k] -> [..., n_q, n_embd]
 def multi_head_attention(x, memory, c_q, c_k, c_v, c_proj, n_head, mask=None):
-    """The paper's MultiHead(Q, K, V): queries from ``x``, keys and values from ``memory``.
+    """The paper's MultiHead(Q, K, V): queries from ``x``, keys and values
+    from ``memory``.
 
     Each of ``c_q``, ``c_k``, ``c_v`` projects to ``n_embd``; ``c_proj`` (the
     paper's W^O) maps the merged heads back. With ``memory = x`` this is
@@ -243,21 +277,28 @@ def multi_head_attention(x, memory, c_q, c_k, c_v, c_proj, n_head, mask=None):
 
 @checked
 # --8<-- [start:multi_head_attention_backward]
-# [..., n_q, n_embd], [..., n_q, n_embd], [..., n_k, n_mem] -> [..., n_q, n_embd], [..., n_k, n_mem], {"c_q": ..., ...}
-def multi_head_attention_backward(dout, x, memory, c_q, c_k, c_v, c_proj, n_head, mask=None):
-    """``multi_head_attention`` backwards: gradients for ``x`` (queries), ``memory`` (keys, values), weights.
+# [..., n_q, n_embd], [..., n_q, n_embd], [..., n_k, n_mem]
+#   -> [..., n_q, n_embd], [..., n_k, n_mem], {"c_q": ..., ...}
+def multi_head_attention_backward(dout, x, memory, c_q, c_k, c_v, c_proj,
+                                  n_head, mask=None):
+    """``multi_head_attention`` backwards: gradients for ``x`` (queries),
+    ``memory`` (keys, values), weights.
 
     In the decoder's cross-attention ``memory`` is the encoder's output, so
     its gradient is how the loss reaches the encoder.
     """
-    q, k, v = linear(x, **c_q), linear(memory, **c_k), linear(memory, **c_v)  # [..., n_q|n_k, n_embd]
+    # [..., n_q|n_k, n_embd]
+    q, k, v = linear(x, **c_q), linear(memory, **c_k), linear(memory, **c_v)
     heads = attend_heads(q, k, v, n_head, mask)  # [..., n_q, n_embd]
-    dheads, g_proj = linear_backward(dout, heads, **c_proj)  # [..., n_q, n_embd]
-    dq, dk, dv = attend_heads_backward(dheads, q, k, v, n_head, mask)  # [..., n_q|n_k|n_k, n_embd]
+    # [..., n_q, n_embd]
+    dheads, g_proj = linear_backward(dout, heads, **c_proj)
+    # [..., n_q|n_k|n_k, n_embd]
+    dq, dk, dv = attend_heads_backward(dheads, q, k, v, n_head, mask)
     dx, g_q = linear_backward(dq, x, **c_q)  # [..., n_q, n_embd]
     dmem_k, g_k = linear_backward(dk, memory, **c_k)  # [..., n_k, n_mem]
     dmem_v, g_v = linear_backward(dv, memory, **c_v)  # [..., n_k, n_mem]
-    return dx, dmem_k + dmem_v, {"c_q": g_q, "c_k": g_k, "c_v": g_v, "c_proj": g_proj}
+    grads = {"c_q": g_q, "c_k": g_k, "c_v": g_v, "c_proj": g_proj}
+    return dx, dmem_k + dmem_v, grads
 # --8<-- [end:multi_head_attention_backward]
 
 

@@ -82,20 +82,23 @@ def last_characters(k):
 @checked
 # --8<-- [start:shortest_period]
 def shortest_period(pattern):
-    """The shortest string whose repetition is ``pattern``: ``"abab"`` -> ``"ab"``.
+    """The shortest string whose repetition is ``pattern``:
+    ``"abab"`` -> ``"ab"``.
 
     >>> shortest_period("abab"), shortest_period("aba"), shortest_period("aaa")
     ('ab', 'aba', 'a')
     """
     n = len(pattern)
-    return next(pattern[:p] for p in range(1, n + 1) if n % p == 0 and pattern[:p] * (n // p) == pattern)
+    return next(pattern[:p] for p in range(1, n + 1)
+                if n % p == 0 and pattern[:p] * (n // p) == pattern)
 # --8<-- [end:shortest_period]
 
 
 @checked
 # --8<-- [start:context_needed]
 def context_needed(pattern):
-    """The smallest ``k`` such that the last ``k`` characters of ``pattern``'s repetition decide the next.
+    """The smallest ``k`` such that the last ``k`` characters of
+    ``pattern``'s repetition decide the next.
 
     Two phases of the repetition that look the same for their last ``L``
     characters must be told apart by the one before: ``k`` is one more than
@@ -109,7 +112,8 @@ def context_needed(pattern):
     """
     pattern = shortest_period(pattern)
     n, backwards = len(pattern), pattern[::-1]
-    pasts = sorted(backwards[i:] + backwards[:i] for i in range(n))  # each phase's past, newest first
+    # each phase's past, newest first
+    pasts = sorted(backwards[i:] + backwards[:i] for i in range(n))
     shared = [_common_start(a, b) for a, b in zip(pasts, pasts[1:])]
     return 1 + max(shared, default=0)
 # --8<-- [end:context_needed]
@@ -157,7 +161,8 @@ def compile_pattern(pattern, n_ctx=None, dtype=np.float64):
 @checked
 # --8<-- [start:phases]
 def phases(pattern, k):
-    """Each phase of the repetition: its last ``k`` characters and the one that comes next.
+    """Each phase of the repetition: its last ``k`` characters and the one
+    that comes next.
 
     >>> phases("aab", 2)
     [('aa', 'b'), ('ab', 'a'), ('ba', 'a')]
@@ -194,51 +199,68 @@ class Layout:
     # --8<-- [start:embeddings]
     def token_embeddings(self):
         wte = np.zeros((len(self.chars), self.n_embd))  # [n_vocab, n_embd]
-        wte[:, : len(self.chars)] = np.eye(len(self.chars))  # token c -> column c
+        # token c -> column c
+        wte[:, : len(self.chars)] = np.eye(len(self.chars))
         return wte
 
     def position_embeddings(self):
         wpe = np.zeros((self.n_ctx, self.n_embd))  # [n_ctx, n_embd]
-        wpe[:, self.position : self.position + self.n_ctx] = np.eye(self.n_ctx)  # position i -> column Pi
+        # position i -> column Pi
+        wpe[:, self.position : self.position + self.n_ctx] = np.eye(self.n_ctx)
         return wpe
     # --8<-- [end:embeddings]
 
     # --8<-- [start:attention]
     def attention(self):
-        """One head per offset ``d``: position ``i`` finds position ``i - d`` and copies its token to slot ``d``."""
+        """One head per offset ``d``: position ``i`` finds position ``i - d``
+        and copies its token to slot ``d``."""
         n, h = self.n_embd, self.d_head
-        q, key, v = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))  # [n_embd, n_embd] each
-        proj = np.zeros((n, n))  # [n_embd, n_embd]: head outputs -> residual columns
-        for d in range(self.k):  # head d uses columns d*h .. d*h + h - 1 of q, k, v
-            for i in range(d, self.n_ctx):  # position i looks for position i - d ...
-                q[self.position + i, d * h + i - d] = LG * math.sqrt(h)  # ... with score LG after / sqrt(h)
+        # [n_embd, n_embd] each
+        q, key, v = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
+        # [n_embd, n_embd]: head outputs -> residual columns
+        proj = np.zeros((n, n))
+        # head d uses columns d*h .. d*h + h - 1 of q, k, v
+        for d in range(self.k):
+            # position i looks for position i - d ...
+            for i in range(d, self.n_ctx):
+                # ... with score LG after / sqrt(h)
+                q[self.position + i, d * h + i - d] = LG * math.sqrt(h)
             for j in range(self.n_ctx):
-                key[self.position + j, d * h + j] = 1  # position j offers itself
+                # position j offers itself
+                key[self.position + j, d * h + j] = 1
             for c, t in self.token.items():
                 v[t, d * h + t] = 1  # the value is the token, one-hot
-                proj[d * h + t, self.slot[d, c]] = 1  # head d writes it into slot d
+                # head d writes it into slot d
+                proj[d * h + t, self.slot[d, c]] = 1
                 if d == 0:
-                    proj[d * h + t, t] = -1  # and head 0 clears the token column for the answer
+                    # and head 0 clears the token column for the answer
+                    proj[d * h + t, t] = -1
+        w_qkv = np.concatenate([q, key, v], axis=1)  # [n_embd, 3*n_embd]
         return {
-            "c_attn": {"w": np.concatenate([q, key, v], axis=1), "b": np.zeros(3 * n)},  # [n_embd, 3*n_embd]
+            "c_attn": {"w": w_qkv, "b": np.zeros(3 * n)},
             "c_proj": {"w": proj, "b": np.zeros(n)},  # [n_embd, n_embd]
         }
     # --8<-- [end:attention]
 
     # --8<-- [start:lookup_table]
     def lookup_table(self, pattern):
-        """One feed-forward unit per phase: it fires on its window and votes LG for the next character."""
+        """One feed-forward unit per phase: it fires on its window and votes
+        LG for the next character."""
         rows = phases(pattern, self.k)  # [(window, next)] one per unit
         fc = np.zeros((self.n_embd, len(rows)))  # [n_embd, n_hidden]
         out = np.zeros((len(rows), self.n_embd))  # [n_hidden, n_embd]
         for u, (window, nxt) in enumerate(rows):
             for d in range(self.k):
-                fc[self.slot[d, window[-1 - d]], u] = 2 * SWITCH  # +16 per slot that matches
-            out[u, self.token[nxt]] = LG / SWITCH  # SWITCH * 128 = LG for the next character
-        bias = np.full(len(rows), SWITCH - 2 * SWITCH * self.k)  # all k match: +8; one wrong: -8
+                # +16 per slot that matches
+                fc[self.slot[d, window[-1 - d]], u] = 2 * SWITCH
+            # SWITCH * 128 = LG for the next character
+            out[u, self.token[nxt]] = LG / SWITCH
+        # all k match: +8; one wrong: -8
+        bias = np.full(len(rows), SWITCH - 2 * SWITCH * self.k)
         return {
             "c_fc": {"w": fc, "b": bias},  # [n_embd, n_hidden], [n_hidden]
-            "c_proj": {"w": out, "b": np.zeros(self.n_embd)},  # [n_hidden, n_embd], [n_embd]
+            # [n_hidden, n_embd], [n_embd]
+            "c_proj": {"w": out, "b": np.zeros(self.n_embd)},
         }
     # --8<-- [end:lookup_table]
 

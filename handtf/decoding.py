@@ -36,7 +36,8 @@ def greedy(logits):
 # --8<-- [start:apply_temperature]
 # [n_vocab] -> [n_vocab]
 def apply_temperature(logits, temperature):
-    """Divide the logits by ``temperature``: below 1 sharpens the distribution, above 1 flattens it.
+    """Divide the logits by ``temperature``: below 1 sharpens the distribution,
+    above 1 flattens it.
 
     >>> apply_temperature([2.0, 1.0], temperature=0.5)
     array([4., 2.])
@@ -56,7 +57,8 @@ def top_k_filter(logits, top_k):
     >>> top_k_filter([1.0, 3.0, 2.0, 3.0], top_k=2)
     array([-inf,   3., -inf,   3.])
     """
-    order = np.argsort(-logits, kind="stable")  # [n_vocab], token ids from best to worst
+    # token ids from best to worst
+    order = np.argsort(-logits, kind="stable")  # [n_vocab]
     filtered = np.full_like(logits, -np.inf)  # [n_vocab]
     filtered[order[:top_k]] = logits[order[:top_k]]
     return filtered
@@ -67,7 +69,8 @@ def top_k_filter(logits, top_k):
 # --8<-- [start:top_p_filter]
 # [n_vocab] -> [n_vocab]
 def top_p_filter(logits, top_p):
-    """Keep the nucleus: the fewest most-likely tokens whose probabilities add up to at least ``top_p``.
+    """Keep the nucleus: the fewest most-likely tokens whose probabilities add
+    up to at least ``top_p``.
 
     At least one token always stays, and ``top_p=1`` keeps them all; among
     equal logits the lower id comes first.
@@ -76,10 +79,14 @@ def top_p_filter(logits, top_p):
     >>> top_p_filter(logits, top_p=0.8).round(3)
     array([-0.693,   -inf, -1.204])
     """
-    order = np.argsort(-logits, kind="stable")  # [n_vocab], token ids from best to worst
-    cumulative = np.cumsum(softmax(logits)[order])  # [n_vocab], mass of the best 1, 2, ... tokens
-    # the first prefix reaching top_p; 1 keeps all (a float sum can reach 1 before the last tiny probability)
-    n_keep = logits.size if top_p == 1 else min(int(np.sum(cumulative < top_p)) + 1, logits.size)
+    # token ids from best to worst
+    order = np.argsort(-logits, kind="stable")  # [n_vocab]
+    # mass of the best 1, 2, ... tokens
+    cumulative = np.cumsum(softmax(logits)[order])  # [n_vocab]
+    # the first prefix reaching top_p; 1 keeps all (a float sum can reach 1
+    # before the last tiny probability)
+    n_keep = (logits.size if top_p == 1
+              else min(int(np.sum(cumulative < top_p)) + 1, logits.size))
     filtered = np.full_like(logits, -np.inf)  # [n_vocab]
     filtered[order[:n_keep]] = logits[order[:n_keep]]
     return filtered
@@ -90,7 +97,8 @@ def top_p_filter(logits, top_p):
 # --8<-- [start:sampling_distribution]
 # [n_vocab] -> [n_vocab]
 def sampling_distribution(logits, temperature=1.0, top_k=None, top_p=None):
-    """The probabilities ``sample`` draws from: temperature, then top-k, then top-p, then softmax.
+    """The probabilities ``sample`` draws from: temperature, then top-k, then
+    top-p, then softmax.
 
     >>> sampling_distribution([2.0, 1.0, 0.0], top_k=2).round(4)
     array([0.7311, 0.2689, 0.    ])
@@ -108,7 +116,8 @@ def sampling_distribution(logits, temperature=1.0, top_k=None, top_p=None):
 # --8<-- [start:sample]
 # [n_vocab] -> int
 def sample(logits, temperature=1.0, top_k=None, top_p=None, rng=None):
-    """Draw one token id from ``sampling_distribution(logits, temperature, top_k, top_p)``.
+    """Draw one token id from
+    ``sampling_distribution(logits, temperature, top_k, top_p)``.
 
     ``rng`` is a ``np.random.Generator``; pass a seeded one
     (``np.random.default_rng(0)``) to make the draw reproducible. The default,
@@ -120,7 +129,8 @@ def sample(logits, temperature=1.0, top_k=None, top_p=None, rng=None):
     [1, 0, 0, 0, 1, 1]
     """
     rng = np.random.default_rng() if rng is None else rng
-    probs = sampling_distribution(logits, temperature, top_k, top_p)  # [n_vocab]
+    # [n_vocab]
+    probs = sampling_distribution(logits, temperature, top_k, top_p)
     return int(rng.choice(probs.size, p=probs))
 # --8<-- [end:sample]
 
@@ -133,13 +143,16 @@ def greedy_search(step_fn, start_tokens, max_len, eos=None):
     Returns ``(tokens, score)``: ``start_tokens`` plus the new tokens, and the
     sum of the new tokens' log-probs.
 
-    >>> probs = {(): [0.55, 0.4, 0.05], (0,): [0.3, 0.3, 0.4], (1,): [0.05, 0.05, 0.9]}
-    >>> step = lambda tokens: np.log(probs[tuple(tokens[1:])])  # token 2 ends, and starts, a sequence
+    >>> probs = {(): [0.55, 0.4, 0.05], (0,): [0.3, 0.3, 0.4],
+    ...          (1,): [0.05, 0.05, 0.9]}
+    >>> # token 2 ends, and starts, a sequence
+    >>> step = lambda tokens: np.log(probs[tuple(tokens[1:])])
     >>> tokens, score = greedy_search(step, [2], max_len=5, eos=2)
     >>> tokens, round(math.exp(score), 2)
     ([2, 0, 2], 0.22)
     """
-    tokens, score = list(start_tokens), 0.0  # a copy that grows by one token per step
+    # a copy that grows by one token per step
+    tokens, score = list(start_tokens), 0.0
     for _ in range(max_len):
         log_probs = step_fn(tokens)  # [n_vocab]
         token = int(np.argmax(log_probs))  # the lowest id among equals
@@ -153,8 +166,10 @@ def greedy_search(step_fn, start_tokens, max_len, eos=None):
 
 @checked
 # --8<-- [start:beam_search]
-def beam_search(step_fn, start_tokens, beam_width, max_len, eos=None, length_penalty=0.0):
-    """Keep the ``beam_width`` best partial sequences at every step; return all hypotheses, best first.
+def beam_search(step_fn, start_tokens, beam_width, max_len, eos=None,
+                length_penalty=0.0):
+    """Keep the ``beam_width`` best partial sequences at every step; return all
+    hypotheses, best first.
 
     A hypothesis's score is the sum of its new tokens' log-probs divided by
     ``n_new ** length_penalty`` (0, the default, ranks by the plain sum, which
@@ -170,25 +185,35 @@ def beam_search(step_fn, start_tokens, beam_width, max_len, eos=None, length_pen
 
     Returns a list of ``(tokens, score)``, tokens including ``start_tokens``.
 
-    >>> probs = {(): [0.55, 0.4, 0.05], (0,): [0.3, 0.3, 0.4], (1,): [0.05, 0.05, 0.9]}
-    >>> step = lambda tokens: np.log(probs[tuple(tokens[1:])])  # token 2 ends, and starts, a sequence
-    >>> [(tokens, round(math.exp(score), 2)) for tokens, score in beam_search(step, [2], 2, 5, eos=2)]
+    >>> probs = {(): [0.55, 0.4, 0.05], (0,): [0.3, 0.3, 0.4],
+    ...          (1,): [0.05, 0.05, 0.9]}
+    >>> # token 2 ends, and starts, a sequence
+    >>> step = lambda tokens: np.log(probs[tuple(tokens[1:])])
+    >>> hypotheses = beam_search(step, [2], 2, 5, eos=2)
+    >>> [(tokens, round(math.exp(score), 2)) for tokens, score in hypotheses]
     [([2, 1, 2], 0.36), ([2, 0, 2], 0.22)]
     """
-    alive, finished = [(list(start_tokens), 0.0)], []  # (tokens, sum of new log-probs), best first
+    # (tokens, sum of new log-probs), best first
+    alive, finished = [(list(start_tokens), 0.0)], []
     for _ in range(max_len):
-        log_probs = [step_fn(tokens) for tokens, _ in alive]  # n_alive of [n_vocab]
-        sums = np.array([score for _, score in alive])[:, None] + np.stack(log_probs)  # [n_alive, n_vocab]
-        best = np.argsort(-sums, axis=None, kind="stable")[:beam_width]  # flat indices, best first
+        # n_alive of [n_vocab]
+        log_probs = [step_fn(tokens) for tokens, _ in alive]
+        scores = np.array([score for _, score in alive])  # [n_alive]
+        sums = scores[:, None] + np.stack(log_probs)  # [n_alive, n_vocab]
+        # flat indices, best first
+        best = np.argsort(-sums, axis=None, kind="stable")[:beam_width]
         kept = []
         for parent, token in zip(*np.unravel_index(best, sums.shape)):
             if sums[parent, token] > -np.inf:
-                hypothesis = (alive[parent][0] + [int(token)], float(sums[parent, token]))
+                tokens = alive[parent][0] + [int(token)]
+                hypothesis = (tokens, float(sums[parent, token]))
                 (finished if token == eos else kept).append(hypothesis)
         alive = kept
         if not alive:
             break
-    ranked = [(tokens, score / (len(tokens) - len(start_tokens)) ** length_penalty) for tokens, score in finished + alive]
+    n_start = len(start_tokens)
+    ranked = [(tokens, score / (len(tokens) - n_start) ** length_penalty)
+              for tokens, score in finished + alive]
     return sorted(ranked, key=lambda hypothesis: -hypothesis[1])
 # --8<-- [end:beam_search]
 

@@ -21,7 +21,8 @@ MAX_LEN_LISTED = 10_000  # valid_contexts's upper bound: its strings take memory
 @checked
 # --8<-- [start:next_token_logits]
 def next_token_logits(token_ids, context_lengths, model=MODEL):
-    """The logits for the token after each prefix ``token_ids[:n]``, ``n`` in ``context_lengths``.
+    """The logits for the token after each prefix ``token_ids[:n]``, ``n`` in
+    ``context_lengths``.
 
     Each prefix is cut to its last ``N_CTX`` tokens, as :func:`handtf.predict`
     does. Prefixes shorter than ``N_CTX`` share the window at the start of the
@@ -30,14 +31,20 @@ def next_token_logits(token_ids, context_lengths, model=MODEL):
     each distinct window goes through one batched forward pass once (a long
     ``(aab)*`` text has only three).
 
-    >>> next_token_logits([0, 0, 1, 0, 0, 1], [2, 6]).tolist()  # after "aa", after "aabaab"
+    >>> # after "aa", after "aabaab"
+    >>> next_token_logits([0, 0, 1, 0, 0, 1], [2, 6]).tolist()
     [[1.0, 1024.0], [1024.0, 1.0]]
     """
-    tokens, lengths = np.asarray(token_ids), np.asarray(context_lengths)  # [n_text], [n_contexts]
+    # [n_text], [n_contexts]
+    tokens, lengths = np.asarray(token_ids), np.asarray(context_lengths)
     width = min(context_length(model), len(tokens))
-    starts = np.maximum(lengths - width, 0)  # [n_contexts] where each context's window starts
-    windows = np.lib.stride_tricks.sliding_window_view(tokens, width)[starts]  # [n_contexts, width]
-    _, first, which = np.unique(windows, axis=0, return_index=True, return_inverse=True)  # [n_distinct] x2, [n_contexts]
+    # [n_contexts] where each context's window starts
+    starts = np.maximum(lengths - width, 0)
+    # [n_contexts, width]
+    windows = np.lib.stride_tricks.sliding_window_view(tokens, width)[starts]
+    # [n_distinct] x2, [n_contexts]
+    _, first, which = np.unique(windows, axis=0, return_index=True,
+                                return_inverse=True)
     logits = run(model, windows[first])  # [n_distinct, width, n_vocab]
     return logits[which.ravel(), lengths - 1 - starts]  # [n_contexts, n_vocab]
 # --8<-- [end:next_token_logits]
@@ -59,7 +66,8 @@ class Evaluation:
 @checked
 # --8<-- [start:evaluate]
 def evaluate(text=PATTERN * 10, model=MODEL):
-    """Predict ``text[i]`` from ``text[:i]`` for every ``i`` in ``2 .. len(text) - 2``.
+    """Predict ``text[i]`` from ``text[:i]`` for every ``i`` in
+    ``2 .. len(text) - 2``.
 
     These are the tutorial's bounds: the first two characters are never
     predicted (one token cannot tell the phase of ``aab``) and neither is the
@@ -71,8 +79,10 @@ def evaluate(text=PATTERN * 10, model=MODEL):
     (27, 27, 1.0)
     """
     tokens = tokenize(text, alphabet(model))
-    positions = np.arange(context_needed(pattern_of(model)), len(tokens) - 1)  # [n_scored] the i whose text[i] is predicted
-    predicted = next_token_logits(tokens, positions, model).argmax(axis=-1)  # [n_scored]
+    # [n_scored] the i whose text[i] is predicted
+    positions = np.arange(context_needed(pattern_of(model)), len(tokens) - 1)
+    # [n_scored]
+    predicted = next_token_logits(tokens, positions, model).argmax(axis=-1)
     wrong = positions[predicted != np.asarray(tokens)[positions]]
     return Evaluation(
         correct=len(positions) - len(wrong),
@@ -104,7 +114,8 @@ class Verification:
 @checked
 # --8<-- [start:verify]
 def valid_contexts(max_len, pattern=PATTERN):
-    """Every substring of ``(aab)*`` of length 2 to ``max_len``, with the character after it.
+    """Every substring of ``(aab)*`` of length 2 to ``max_len``, with the
+    character after it.
 
     A substring starts in one of three phases (``aab``, ``aba``, ``baa``). For
     another pattern the lengths start at the ``k`` it needs
@@ -126,7 +137,8 @@ def valid_contexts(max_len, pattern=PATTERN):
 @checked
 # --8<-- [start:verify_all]
 def verify(max_len=30, model=MODEL, pattern=None):
-    """Check that the model predicts the right next token for every valid context.
+    """Check that the model predicts the right next token for every valid
+    context.
 
     ``pattern`` is the model's own by default: ``aab`` for the hand-made
     model, and a compiled pattern's. Every phase and every length from ``k``
@@ -140,19 +152,24 @@ def verify(max_len=30, model=MODEL, pattern=None):
     pattern = pattern_of(model) if pattern is None else pattern
     chars, k = alphabet(model), context_needed(pattern)
     text = pattern * (max_len // len(pattern) + 2)
-    all_tokens = tokenize(text, chars)  # tokenized once; each phase starts further in
+    # tokenized once; each phase starts further in
+    all_tokens = tokenize(text, chars)
     margins, failures = [], []
     for phase in range(len(pattern)):
         tokens = all_tokens[phase:]  # the text started at this phase
-        lengths = np.arange(k, max_len + 1)  # [n] context lengths in this phase
+        # [n] context lengths in this phase
+        lengths = np.arange(k, max_len + 1)
         logits = next_token_logits(tokens, lengths, model)  # [n, n_vocab]
         expected = np.asarray(tokens)[lengths]  # [n]
         rows = np.arange(len(lengths))
-        others = np.where(np.eye(len(chars), dtype=bool)[expected], -np.inf, logits)  # [n, n_vocab] without the right one
-        margin = logits[rows, expected] - others.max(axis=-1)  # [n], +inf with a single character
+        is_right = np.eye(len(chars), dtype=bool)[expected]  # [n, n_vocab]
+        others = np.where(is_right, -np.inf, logits)  # without the right one
+        # +inf with a single character
+        margin = logits[rows, expected] - others.max(axis=-1)  # [n]
         margins.append(margin)
         failures += [
-            (text[phase : phase + n], chars[e]) for n, e, m in zip(lengths, expected, margin) if not m > 0
+            (text[phase : phase + n], chars[e])
+            for n, e, m in zip(lengths, expected, margin) if not m > 0
         ]  # a NaN margin is a failure too
     margins = np.concatenate(margins)  # [n_phases * (max_len - k + 1)]
     return Verification(

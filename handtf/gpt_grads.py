@@ -21,28 +21,36 @@ from .picogpt import embedding_backward
 # --8<-- [start:block]
 # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
 def block(x, attn, ln_1=None, mlp=None, ln_2=None, n_head=1):
-    """A GPT-2 block; the hand-made model's block is the one with only ``attn``.
+    """A GPT-2 block; the hand-made model's block is the one with only
+    ``attn``.
 
-    ``x + mha(ln_1(x))``, then ``x + ffn(ln_2(x))`` if the block has an ``mlp``;
-    a missing ``ln_1`` or ``ln_2`` is the identity.
+    ``x + mha(ln_1(x))``, then ``x + ffn(ln_2(x))`` if the block has an
+    ``mlp``; a missing ``ln_1`` or ``ln_2`` is the identity.
     """
     x = x + mha(_norm(x, ln_1), **attn, n_head=n_head)  # [..., n_seq, n_embd]
-    return x if mlp is None else x + ffn(_norm(x, ln_2), **mlp)  # [..., n_seq, n_embd]
+    # [..., n_seq, n_embd]
+    return x if mlp is None else x + ffn(_norm(x, ln_2), **mlp)
 # --8<-- [end:block]
 
 
 @checked
 # --8<-- [start:block_backward]
-# [..., n_seq, n_embd], [..., n_seq, n_embd] -> [..., n_seq, n_embd], grads like the block
+# [..., n_seq, n_embd], [..., n_seq, n_embd]
+#   -> [..., n_seq, n_embd], grads like the block
 def block_backward(dout, x, attn, ln_1=None, mlp=None, ln_2=None, n_head=1):
-    """``block`` backwards: a residual connection passes ``dout`` through unchanged *and* into its branch."""
+    """``block`` backwards: a residual connection passes ``dout`` through
+    unchanged *and* into its branch."""
     grads = {}
     if mlp is not None:
-        x_mid = x + mha(_norm(x, ln_1), **attn, n_head=n_head)  # the input of the second residual
+        # the input of the second residual
+        x_mid = x + mha(_norm(x, ln_1), **attn, n_head=n_head)
         dh, grads["mlp"] = ffn_backward(dout, _norm(x_mid, ln_2), **mlp)
-        dout = dout + _norm_backward(dh, x_mid, ln_2, grads, "ln_2")  # residual + branch
-    dh, grads["attn"] = mha_backward(dout, _norm(x, ln_1), **attn, n_head=n_head)
-    return dout + _norm_backward(dh, x, ln_1, grads, "ln_1"), grads  # residual + branch
+        # residual + branch
+        dout = dout + _norm_backward(dh, x_mid, ln_2, grads, "ln_2")
+    dh, grads["attn"] = mha_backward(dout, _norm(x, ln_1), **attn,
+                                     n_head=n_head)
+    # residual + branch
+    return dout + _norm_backward(dh, x, ln_1, grads, "ln_1"), grads
 # --8<-- [end:block_backward]
 
 
@@ -60,35 +68,49 @@ def _norm_backward(dout, x, ln, grads, name):
 @checked
 # --8<-- [start:loss_and_grads]
 def loss_and_grads(weights, inputs, targets, n_head=1, label_smoothing=0.0):
-    """The mean cross-entropy of ``gpt(inputs, **weights)`` against ``targets``, and its gradient for every weight.
+    """The mean cross-entropy of ``gpt(inputs, **weights)`` against
+    ``targets``, and its gradient for every weight.
 
-    ``weights`` is in GPT-2's layout, as ``MODEL``: ``wte``, ``wpe``, ``blocks``
-    (and ``ln_f`` if there is one); the gradients come back in the same
-    layout. ``inputs`` and ``targets`` are token ids of shape ``[n_batch, n_seq]``.
+    ``weights`` is in GPT-2's layout, as ``MODEL``: ``wte``, ``wpe``,
+    ``blocks`` (and ``ln_f`` if there is one); the gradients come back in the
+    same layout. ``inputs`` and ``targets`` are token ids of shape
+    ``[n_batch, n_seq]``.
 
     >>> from handtf import MODEL
-    >>> loss, grads = loss_and_grads(MODEL, np.array([[1, 0, 0]]), np.array([[0, 0, 1]]))
-    >>> loss, float(np.abs(grads["wte"]).max())  # the hand-made model is certain and right
+    >>> inputs, targets = np.array([[1, 0, 0]]), np.array([[0, 0, 1]])
+    >>> loss, grads = loss_and_grads(MODEL, inputs, targets)
+    >>> # the hand-made model is certain and right
+    >>> loss, float(np.abs(grads["wte"]).max())
     (0.0, 0.0)
     """
-    wte, wpe = weights["wte"], weights["wpe"]  # [n_vocab, n_embd], [n_ctx, n_embd]
+    # [n_vocab, n_embd], [n_ctx, n_embd]
+    wte, wpe = weights["wte"], weights["wpe"]
     n_vocab, n_seq = wte.shape[0], inputs.shape[-1]
-    xs = [wte[inputs] + wpe[:n_seq]]  # [..., n_seq, n_embd]; xs[i] is the input of block i
+    # [..., n_seq, n_embd]; xs[i] is the input of block i
+    xs = [wte[inputs] + wpe[:n_seq]]
     for params in weights["blocks"]:
         xs.append(block(xs[-1], **params, n_head=n_head))
     h = _norm(xs[-1], weights.get("ln_f"))  # [..., n_seq, n_embd]
     logits = h @ wte.T  # [..., n_seq, n_vocab], the output layer shares wte
-    target_probs = smoothed_targets(targets, n_vocab, label_smoothing)  # [..., n_seq, n_vocab]
+    # [..., n_seq, n_vocab]
+    target_probs = smoothed_targets(targets, n_vocab, label_smoothing)
 
-    dlogits = cross_entropy_backward(logits, target_probs)  # [..., n_seq, n_vocab]
-    grads = {"wte": dlogits.reshape(-1, n_vocab).T @ h.reshape(-1, h.shape[-1])}  # the output layer's use of wte
-    dx = _norm_backward(dlogits @ wte, xs[-1], weights.get("ln_f"), grads, "ln_f")  # [..., n_seq, n_embd]
+    # [..., n_seq, n_vocab]
+    dlogits = cross_entropy_backward(logits, target_probs)
+    # the output layer's use of wte
+    grads = {"wte": (dlogits.reshape(-1, n_vocab).T
+                     @ h.reshape(-1, h.shape[-1]))}
+    dx = dlogits @ wte  # [..., n_seq, n_embd]
+    dx = _norm_backward(dx, xs[-1], weights.get("ln_f"), grads, "ln_f")
     grads["blocks"] = [None] * len(weights["blocks"])
     for i in reversed(range(len(weights["blocks"]))):
-        dx, grads["blocks"][i] = block_backward(dx, xs[i], **weights["blocks"][i], n_head=n_head)
-    grads["wte"] = grads["wte"] + embedding_backward(dx, inputs, n_vocab)  # plus the input layer's use of wte
+        dx, grads["blocks"][i] = block_backward(
+            dx, xs[i], **weights["blocks"][i], n_head=n_head)
+    # plus the input layer's use of wte
+    grads["wte"] = grads["wte"] + embedding_backward(dx, inputs, n_vocab)
     grads["wpe"] = np.zeros_like(wpe)
-    grads["wpe"][:n_seq] = dx.reshape(-1, n_seq, dx.shape[-1]).sum(axis=0)  # [n_seq, n_embd]
+    # [n_seq, n_embd]
+    grads["wpe"][:n_seq] = dx.reshape(-1, n_seq, dx.shape[-1]).sum(axis=0)
     return soft_cross_entropy(logits, target_probs), grads
 # --8<-- [end:loss_and_grads]
 

@@ -39,8 +39,10 @@ def next_token_probs(context, model=MODEL):
     >>> next_token_probs("aabaa")
     {'a': 0.0, 'b': 1.0}
     """
-    logits = run(model, np.array(context_window(context, model)))  # [n_seq, n_vocab]
-    probs = softmax(logits[-1])  # [n_vocab], the last row predicts what follows
+    # [n_seq, n_vocab]
+    logits = run(model, np.array(context_window(context, model)))
+    # the last row predicts what follows
+    probs = softmax(logits[-1])  # [n_vocab]
     return {char: float(p) for char, p in zip(alphabet(model), probs)}
 # --8<-- [end:next_token_probs]
 
@@ -48,7 +50,8 @@ def next_token_probs(context, model=MODEL):
 @checked
 # --8<-- [start:predict]
 def predict(context, model=MODEL):
-    """The most likely next character after ``context`` (``a`` if both are equally likely).
+    """The most likely next character after ``context`` (``a`` if both are
+    equally likely).
 
     >>> predict("aabaa")
     'b'
@@ -63,7 +66,8 @@ def predict(context, model=MODEL):
 @checked
 # --8<-- [start:complete]
 def complete(context, max_new_tokens=10, model=MODEL):
-    """``context`` followed by ``max_new_tokens`` characters, each chosen greedily.
+    """``context`` followed by ``max_new_tokens`` characters, each chosen
+    greedily.
 
     Each step costs the same: the model sees only the last ``N_CTX`` tokens.
 
@@ -73,11 +77,15 @@ def complete(context, max_new_tokens=10, model=MODEL):
     'baabaa'
     """
     chars, n_ctx = alphabet(model), context_length(model)
-    tokens = tokenize(context, chars)  # [n_context] token ids, growing by one per step
+    # [n_context] token ids, growing by one per step
+    tokens = tokenize(context, chars)
     for _ in range(max_new_tokens):
-        logits = run(model, np.array(tokens[-n_ctx:]))  # [n_seq, n_vocab], the model sees the last n_ctx tokens
-        tokens.append(int(np.argmax(logits[-1])))  # the most likely next token (the lower id among equals)
-    return context + "".join(untok(token, chars) for token in tokens[len(context) :])
+        # the model sees the last n_ctx tokens
+        logits = run(model, np.array(tokens[-n_ctx:]))  # [n_seq, n_vocab]
+        # the most likely next token (the lower id among equals)
+        tokens.append(int(np.argmax(logits[-1])))
+    new_tokens = tokens[len(context) :]
+    return context + "".join(untok(token, chars) for token in new_tokens)
 # --8<-- [end:complete]
 
 

@@ -33,7 +33,8 @@ from .recording import ignore
 def linear(x, w, b):
     """An affine map ``x @ w + b`` applied to every row.
 
-    >>> linear(np.array([[1.0, 2.0]]), w=np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]]), b=np.zeros(3))
+    >>> w = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]])
+    >>> linear(np.array([[1.0, 2.0]]), w=w, b=np.zeros(3))
     array([[1., 2., 3.]])
     """
     return x @ w + b  # [..., m, n_out]
@@ -42,15 +43,19 @@ def linear(x, w, b):
 
 @checked
 # --8<-- [start:linear_backward]
-# [..., n_out], [..., n_in], [n_in, n_out], [n_out] -> [..., n_in], {"w": [n_in, n_out], "b": [n_out]}
+# [..., n_out], [..., n_in], [n_in, n_out], [n_out]
+#   -> [..., n_in], {"w": [n_in, n_out], "b": [n_out]}
 def linear_backward(dout, x, w, b):
-    """``y = x @ w + b``: ``dx = dy @ wᵀ``, ``dw = xᵀ @ dy`` and ``db = Σ dy`` over every row.
+    """``y = x @ w + b``: ``dx = dy @ wᵀ``, ``dw = xᵀ @ dy`` and ``db = Σ dy``
+    over every row.
 
-    >>> dx, grads = linear_backward(np.array([[1.0, 2.0]]), np.array([[3.0]]), np.array([[1.0, 1.0]]), np.zeros(2))
+    >>> x, w = np.array([[3.0]]), np.array([[1.0, 1.0]])
+    >>> dx, grads = linear_backward(np.array([[1.0, 2.0]]), x, w, np.zeros(2))
     >>> dx, grads["w"], grads["b"]
     (array([[3.]]), array([[3., 6.]]), array([1., 2.]))
     """
-    rows_x = x.reshape(-1, x.shape[-1])  # [rows, n_in], every leading axis flattened
+    # every leading axis flattened
+    rows_x = x.reshape(-1, x.shape[-1])  # [rows, n_in]
     rows_d = dout.reshape(-1, dout.shape[-1])  # [rows, n_out]
     return dout @ w.T, {"w": rows_x.T @ rows_d, "b": rows_d.sum(axis=0)}
 # --8<-- [end:linear_backward]
@@ -60,7 +65,8 @@ def linear_backward(dout, x, w, b):
 # --8<-- [start:layer_norm]
 # [..., n_embd], [n_embd], [n_embd] -> [..., n_embd]
 def layer_norm(x, g, b, eps=1e-5):
-    """Normalise each row to mean 0 and variance 1, then scale by ``g`` and shift by ``b``.
+    """Normalise each row to mean 0 and variance 1, then scale by ``g`` and
+    shift by ``b``.
 
     The variance is the biased one (divided by ``n_embd``), as in GPT-2 and
     PyTorch. It is computed in float32 or wider: in float16 the square of 256
@@ -70,10 +76,13 @@ def layer_norm(x, g, b, eps=1e-5):
     >>> layer_norm(row, g=np.ones(4), b=np.zeros(4)).round(3)
     array([-0.577,  1.732, -0.577, -0.577])
     """
-    wide = x.astype(np.promote_types(x.dtype, np.float32))  # [..., n_embd], float16 widened to float32
+    # float16 widened to float32
+    wide = x.astype(np.promote_types(x.dtype, np.float32))  # [..., n_embd]
     mean = np.mean(wide, axis=-1, keepdims=True)  # [..., 1]
-    variance = np.var(wide, axis=-1, keepdims=True)  # [..., 1], biased: divides by n_embd
-    return (g * (wide - mean) / np.sqrt(variance + eps) + b).astype(x.dtype)  # [..., n_embd]
+    # biased: divides by n_embd
+    variance = np.var(wide, axis=-1, keepdims=True)  # [..., 1]
+    # [..., n_embd]
+    return (g * (wide - mean) / np.sqrt(variance + eps) + b).astype(x.dtype)
 # --8<-- [end:layer_norm]
 
 
@@ -81,22 +90,27 @@ def layer_norm(x, g, b, eps=1e-5):
 # --8<-- [start:layer_norm_backward]
 # [..., n], [..., n], [n], [n] -> [..., n], {"g": [n], "b": [n]}
 def layer_norm_backward(dout, x, g, b, eps=1e-5):
-    """Layer norm backwards. With ``x̂ = (x - mean) / std`` and ``dx̂ = dy * g``:
-    ``dx = (dx̂ - mean(dx̂) - x̂ * mean(dx̂ * x̂)) / std``, each mean over the row.
+    """Layer norm backwards. With ``x̂ = (x - mean) / std`` and
+    ``dx̂ = dy * g``: ``dx = (dx̂ - mean(dx̂) - x̂ * mean(dx̂ * x̂)) / std``,
+    each mean over the row.
 
     The two means are there because every entry of the row moves the row's
     mean and variance: ``dx`` of a row always sums to 0.
 
-    >>> dx, grads = layer_norm_backward(np.array([[1.0, 0.0]]), np.array([[0.0, 2.0]]), np.ones(2), np.zeros(2), eps=0)
+    >>> dout, x = np.array([[1.0, 0.0]]), np.array([[0.0, 2.0]])
+    >>> g, b = np.ones(2), np.zeros(2)
+    >>> dx, grads = layer_norm_backward(dout, x, g, b, eps=0)
     >>> dx, grads["g"], grads["b"]
     (array([[0., 0.]]), array([-1.,  0.]), array([1., 0.]))
     """
     std = np.sqrt(np.var(x, axis=-1, keepdims=True) + eps)  # [..., 1]
     x_hat = (x - np.mean(x, axis=-1, keepdims=True)) / std  # [..., n]
     dx_hat = dout * g  # [..., n]
-    dx = (dx_hat - dx_hat.mean(axis=-1, keepdims=True) - x_hat * (dx_hat * x_hat).mean(axis=-1, keepdims=True)) / std
+    dx = (dx_hat - dx_hat.mean(axis=-1, keepdims=True)
+          - x_hat * (dx_hat * x_hat).mean(axis=-1, keepdims=True)) / std
     rows = lambda a: a.reshape(-1, a.shape[-1])  # noqa: E731  [rows, n]
-    return dx, {"g": np.sum(rows(dout * x_hat), axis=0), "b": np.sum(rows(dout), axis=0)}
+    return dx, {"g": np.sum(rows(dout * x_hat), axis=0),
+                "b": np.sum(rows(dout), axis=0)}
 # --8<-- [end:layer_norm_backward]
 
 
@@ -104,22 +118,27 @@ def layer_norm_backward(dout, x, g, b, eps=1e-5):
 # --8<-- [start:ffn]
 # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
 def ffn(x, c_fc, c_proj, activation=gelu, record=ignore):
-    """The position-wise feed-forward network: widen, apply ``activation``, project back.
+    """The position-wise feed-forward network: widen, apply ``activation``,
+    project back.
 
-    Each row (position) goes through the same two layers on its own. ``c_fc``
-    usually maps ``n_embd`` to ``4 * n_embd``. GPT-2 uses ``gelu``, the paper ``relu``.
+    Each row (position) goes through the same two layers on its own.
+    ``c_fc`` usually maps ``n_embd`` to ``4 * n_embd``. GPT-2 uses
+    ``gelu``, the paper ``relu``.
 
     >>> c_fc = {"w": np.array([[1.0, -1.0]]), "b": np.zeros(2)}
     >>> c_proj = {"w": np.array([[1.0], [1.0]]), "b": np.zeros(1)}
     >>> from handtf import relu
-    >>> ffn(np.array([[-3.0], [2.0]]), c_fc, c_proj, activation=relu)  # relu(x) + relu(-x) = |x|
+    >>> # relu(x) + relu(-x) = |x|
+    >>> ffn(np.array([[-3.0], [2.0]]), c_fc, c_proj, activation=relu)
     array([[3.],
            [2.]])
     """
-    pre_activation = linear(x, **c_fc)  # [..., n_seq, n_embd] -> [..., n_seq, n_hidden]
+    # [..., n_seq, n_embd] -> [..., n_seq, n_hidden]
+    pre_activation = linear(x, **c_fc)
     hidden = activation(pre_activation)  # [..., n_seq, n_hidden]
     record(pre_activation=pre_activation, hidden=hidden)
-    return linear(hidden, **c_proj)  # [..., n_seq, n_hidden] -> [..., n_seq, n_embd]
+    # [..., n_seq, n_hidden] -> [..., n_seq, n_embd]
+    return linear(hidden, **c_proj)
 # --8<-- [end:ffn]
 
 
@@ -127,17 +146,20 @@ def ffn(x, c_fc, c_proj, activation=gelu, record=ignore):
 # --8<-- [start:ffn_backward]
 # [..., n_embd], [..., n_embd] -> [..., n_embd], {"c_fc": ..., "c_proj": ...}
 def ffn_backward(dout, x, c_fc, c_proj, activation=gelu):
-    """The feed-forward network backwards: through ``c_proj``, the activation, then ``c_fc``.
+    """The feed-forward network backwards: through ``c_proj``, the activation,
+    then ``c_fc``.
 
     >>> c_fc = {"w": np.array([[1.0, -1.0]]), "b": np.zeros(2)}
     >>> c_proj = {"w": np.array([[1.0], [1.0]]), "b": np.zeros(1)}
     >>> from handtf import relu
-    >>> dx, grads = ffn_backward(np.array([[1.0]]), np.array([[-3.0]]), c_fc, c_proj, activation=relu)
+    >>> dout, x = np.array([[1.0]]), np.array([[-3.0]])
+    >>> dx, grads = ffn_backward(dout, x, c_fc, c_proj, activation=relu)
     >>> dx  # the forward pass computes |x|, whose slope at -3 is -1
     array([[-1.]])
     """
     hidden = linear(x, **c_fc)  # [..., n_hidden], before the activation
-    dact, g_proj = linear_backward(dout, activation(hidden), **c_proj)  # [..., n_hidden]
+    # [..., n_hidden]
+    dact, g_proj = linear_backward(dout, activation(hidden), **c_proj)
     dhidden = ACTIVATION_BACKWARD[activation](dact, hidden)  # [..., n_hidden]
     dx, g_fc = linear_backward(dhidden, x, **c_fc)  # [..., n_embd]
     return dx, {"c_fc": g_fc, "c_proj": g_proj}

@@ -17,13 +17,16 @@ from .checks import check_array, check_ids, check_positive_int, check_real, chec
 # --8<-- [start:cross_entropy]
 # [..., n_seq, n_vocab], [..., n_seq] -> scalar
 def cross_entropy(logits, targets):
-    """The mean over positions of ``-log softmax(logits)[target]``, via log-sum-exp.
+    """The mean over positions of ``-log softmax(logits)[target]``, via
+    log-sum-exp.
 
-    >>> cross_entropy(np.zeros((2, 4)), np.array([0, 3])) == float(np.log(4))  # uniform: log(n_vocab)
+    >>> # uniform: log(n_vocab)
+    >>> cross_entropy(np.zeros((2, 4)), np.array([0, 3])) == float(np.log(4))
     True
     """
     log_probs = log_softmax(logits)  # [..., n_seq, n_vocab]
-    picked = np.take_along_axis(log_probs, targets[..., None], axis=-1)  # [..., n_seq, 1]
+    # [..., n_seq, 1]
+    picked = np.take_along_axis(log_probs, targets[..., None], axis=-1)
     return float(-np.mean(picked))
 # --8<-- [end:cross_entropy]
 
@@ -32,14 +35,16 @@ def cross_entropy(logits, targets):
 # --8<-- [start:smoothed_targets]
 # [...], n_vocab, smoothing -> [..., n_vocab]
 def smoothed_targets(targets, n_vocab, smoothing=0.0):
-    """The target distribution: ``1 - smoothing`` on the right token plus ``smoothing`` spread evenly over all tokens.
+    """The target distribution: ``1 - smoothing`` on the right token plus
+    ``smoothing`` spread evenly over all tokens.
 
     With ``smoothing = 0`` it is the one-hot vector of plain cross-entropy.
 
     >>> smoothed_targets(np.array([1]), n_vocab=4, smoothing=0.1)
     array([[0.025, 0.925, 0.025, 0.025]])
     """
-    return (1 - smoothing) * np.eye(n_vocab)[targets] + smoothing / n_vocab  # [..., n_vocab]
+    # [..., n_vocab]
+    return (1 - smoothing) * np.eye(n_vocab)[targets] + smoothing / n_vocab
 # --8<-- [end:smoothed_targets]
 
 
@@ -51,7 +56,8 @@ def soft_cross_entropy(logits, target_probs):
 
     With one-hot targets this is ``cross_entropy``.
 
-    >>> soft_cross_entropy(np.zeros((1, 4)), smoothed_targets(np.array([1]), 4, 0.1)) == float(np.log(4))
+    >>> targets = smoothed_targets(np.array([1]), 4, 0.1)
+    >>> soft_cross_entropy(np.zeros((1, 4)), targets) == float(np.log(4))
     True
     """
     return float(np.mean(np.sum(target_probs * -log_softmax(logits), axis=-1)))
@@ -62,7 +68,8 @@ def soft_cross_entropy(logits, target_probs):
 # --8<-- [start:cross_entropy_backward]
 # [..., n_vocab], [..., n_vocab] -> [..., n_vocab]
 def cross_entropy_backward(logits, target_probs):
-    """The gradient of ``soft_cross_entropy`` for its logits: ``(softmax(logits) - target_probs) / n_positions``.
+    """The gradient of ``soft_cross_entropy`` for its logits:
+    ``(softmax(logits) - target_probs) / n_positions``.
 
     >>> cross_entropy_backward(np.zeros((1, 2)), np.array([[1.0, 0.0]]))
     array([[-0.5,  0.5]])

@@ -38,7 +38,8 @@ def causal_mask(n_seq, dtype=np.float64):
     >>> float(causal_mask(2, np.float16)[0, 1])
     -32752.0
     """
-    return np.triu(np.full((n_seq, n_seq), masked_score(dtype), dtype=dtype), k=1)  # [n_seq, n_seq]
+    hidden = np.full((n_seq, n_seq), masked_score(dtype), dtype=dtype)
+    return np.triu(hidden, k=1)  # [n_seq, n_seq], 0 on and below the diagonal
 # --8<-- [end:causal_mask]
 
 
@@ -58,7 +59,8 @@ def padding_mask(key_is_pad, n_q=1, dtype=np.float64):
     array([[ 0.e+00,  0.e+00, -1.e+10],
            [ 0.e+00,  0.e+00, -1.e+10]])
     """
-    per_key = np.where(key_is_pad, masked_score(dtype), 0).astype(dtype)  # [..., n_k]
+    # [..., n_k]
+    per_key = np.where(key_is_pad, masked_score(dtype), 0).astype(dtype)
     return np.repeat(per_key[..., None, :], n_q, axis=-2)  # [..., n_q, n_k]
 # --8<-- [end:padding_mask]
 

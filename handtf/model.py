@@ -30,7 +30,8 @@ def causal_self_attention(x, c_attn, c_proj, record=ignore):
     record(qkv=qkv, q=q, k=k, v=v)
     mask = causal_mask(x.shape[-2], x.dtype)  # [n_seq, n_seq]
     x = attention(q, k, v, mask, record)  # -> [..., n_seq, n_embd]
-    projection = linear(x, **c_proj)  # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
+    # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
+    projection = linear(x, **c_proj)
     record(projection=projection)
     return projection
 # --8<-- [end:causal_self_attention]
@@ -40,7 +41,8 @@ def causal_self_attention(x, c_attn, c_proj, record=ignore):
 # --8<-- [start:transformer_block]
 # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
 def transformer_block(x, attn, record=ignore):
-    x = x + causal_self_attention(x, **attn, record=record)  # residual connection; no layer norm, no MLP
+    # residual connection; no layer norm, no MLP
+    x = x + causal_self_attention(x, **attn, record=record)
     record(residual=x)
     return x
 # --8<-- [end:transformer_block]
@@ -53,11 +55,14 @@ def gpt(inputs, wte, wpe, blocks, record=ignore):
     token_embedding = wte[inputs]  # [..., n_seq] -> [..., n_seq, n_embd]
     position_embedding = wpe[: inputs.shape[-1]]  # [n_seq, n_embd]
     x = token_embedding + position_embedding  # [..., n_seq, n_embd]
-    record(token_embedding=token_embedding, position_embedding=position_embedding)
+    record(token_embedding=token_embedding,
+           position_embedding=position_embedding)
     record(embedding=x)
     for block in blocks:
-        x = transformer_block(x, **block, record=record)  # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
-    return x @ wte.swapaxes(-1, -2)  # [..., n_seq, n_embd] -> [..., n_seq, n_vocab]
+        # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
+        x = transformer_block(x, **block, record=record)
+    # [..., n_seq, n_embd] -> [..., n_seq, n_vocab]
+    return x @ wte.swapaxes(-1, -2)
 # --8<-- [end:gpt]
 
 

@@ -36,10 +36,13 @@ from .recording import ignore
 # --8<-- [start:gpt2_block]
 # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
 def gpt2_block(x, attn, n_head, mlp=None, ln_1=None, ln_2=None, record=ignore):
-    x = x + mha(layer_norm(x, **ln_1) if ln_1 else x, **attn, n_head=n_head, record=record)  # causal multi-head attention
+    # causal multi-head attention
+    x = x + mha(layer_norm(x, **ln_1) if ln_1 else x, **attn, n_head=n_head,
+                record=record)
     record(attention_residual=x)
     if mlp:
-        x = x + ffn(layer_norm(x, **ln_2) if ln_2 else x, **mlp, record=record)  # position-wise feed-forward network
+        # position-wise feed-forward network
+        x = x + ffn(layer_norm(x, **ln_2) if ln_2 else x, **mlp, record=record)
     record(residual=x)
     return x
 # --8<-- [end:gpt2_block]
@@ -49,12 +52,15 @@ def gpt2_block(x, attn, n_head, mlp=None, ln_1=None, ln_2=None, record=ignore):
 # --8<-- [start:gpt2]
 # [..., n_seq] -> [..., n_seq, n_vocab]
 def gpt2(inputs, wte, wpe, blocks, n_head, ln_f=None, record=ignore):
-    x = wte[inputs] + wpe[: inputs.shape[-1]]  # [..., n_seq] -> [..., n_seq, n_embd]
+    # [..., n_seq] -> [..., n_seq, n_embd]
+    x = wte[inputs] + wpe[: inputs.shape[-1]]
     record(embedding=x)
     for block in blocks:
-        x = gpt2_block(x, **block, n_head=n_head, record=record)  # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
+        # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
+        x = gpt2_block(x, **block, n_head=n_head, record=record)
     x = layer_norm(x, **ln_f) if ln_f else x
-    return x @ wte.swapaxes(-1, -2)  # [..., n_seq, n_embd] -> [..., n_seq, n_vocab]
+    # [..., n_seq, n_embd] -> [..., n_seq, n_vocab]
+    return x @ wte.swapaxes(-1, -2)
 # --8<-- [end:gpt2]
 
 
@@ -62,16 +68,19 @@ def gpt2(inputs, wte, wpe, blocks, n_head, ln_f=None, record=ignore):
 # --8<-- [start:embedding_backward]
 # [..., n_seq, n_embd], [..., n_seq], n_vocab -> [n_vocab, n_embd]
 def embedding_backward(dout, tokens, n_vocab):
-    """``wte[tokens]`` backwards: each row of ``dout`` is added to the row of its token.
+    """``wte[tokens]`` backwards: each row of ``dout`` is added to the row of
+    its token.
 
     A token that occurs twice collects both gradients (``np.add.at`` adds
     repeated indices; ``dwte[tokens] += dout`` would keep only one).
 
-    >>> embedding_backward(np.array([[1.0], [2.0], [4.0]]), np.array([0, 1, 0]), n_vocab=2)
+    >>> dout = np.array([[1.0], [2.0], [4.0]])
+    >>> embedding_backward(dout, np.array([0, 1, 0]), n_vocab=2)
     array([[5.],
            [2.]])
     """
-    dwte = np.zeros((n_vocab, dout.shape[-1]), dtype=dout.dtype)  # [n_vocab, n_embd]
+    # [n_vocab, n_embd]
+    dwte = np.zeros((n_vocab, dout.shape[-1]), dtype=dout.dtype)
     np.add.at(dwte, tokens.reshape(-1), dout.reshape(-1, dout.shape[-1]))
     return dwte
 # --8<-- [end:embedding_backward]

@@ -22,14 +22,17 @@ def frequencies(d_model):
 # --8<-- [start:positional_encoding]
 # n_pos, d_model -> [n_pos, d_model]
 def positional_encoding(n_pos, d_model):
-    """The paper's sinusoids: ``PE[pos, 2i] = sin(pos / 10000**(2i/d_model))``, ``PE[pos, 2i+1] = cos(...)``.
+    """The paper's sinusoids:
+    ``PE[pos, 2i] = sin(pos / 10000**(2i/d_model))``,
+    ``PE[pos, 2i+1] = cos(...)``.
 
     >>> positional_encoding(3, 4).round(4)
     array([[ 0.    ,  1.    ,  0.    ,  1.    ],
            [ 0.8415,  0.5403,  0.01  ,  1.    ],
            [ 0.9093, -0.4161,  0.02  ,  0.9998]])
     """
-    angles = np.arange(n_pos)[:, None] * frequencies(d_model)  # [n_pos, 1] * [d_model/2] -> [n_pos, d_model/2]
+    # [n_pos, 1] * [d_model/2] -> [n_pos, d_model/2]
+    angles = np.arange(n_pos)[:, None] * frequencies(d_model)
     pe = np.empty((n_pos, d_model))  # [n_pos, d_model]
     pe[:, 0::2] = np.sin(angles)  # even columns
     pe[:, 1::2] = np.cos(angles)  # odd columns
@@ -41,7 +44,8 @@ def positional_encoding(n_pos, d_model):
 # --8<-- [start:position_shift_matrix]
 # k, d_model -> [d_model, d_model]
 def position_shift_matrix(k, d_model):
-    """The fixed matrix ``M_k`` with ``PE[pos + k] = PE[pos] @ M_k`` for every ``pos``.
+    """The fixed matrix ``M_k`` with ``PE[pos + k] = PE[pos] @ M_k`` for every
+    ``pos``.
 
     Each (sin, cos) pair turns by the angle ``k * freq_i``, by the
     angle-addition formulas; so ``M_k`` is block-diagonal with 2x2 rotations
@@ -68,20 +72,25 @@ def position_shift_matrix(k, d_model):
 def rope(x, positions=None):
     """Rotary position embedding (RoPE, Su et al. 2021, arXiv:2104.09864).
 
-    Row ``n`` of ``x`` is at position ``positions[n]`` (default ``0..n_seq-1``);
-    each of its column pairs ``(2i, 2i+1)`` turns by the angle
-    ``positions[n] * freq_i``, with the sinusoids' frequencies
+    Row ``n`` of ``x`` is at position ``positions[n]`` (default
+    ``0..n_seq-1``); each of its column pairs ``(2i, 2i+1)`` turns by the
+    angle ``positions[n] * freq_i``, with the sinusoids' frequencies
     ``1 / 10000**(2i/d)``. Applied to queries and keys (not values), it makes
     ``rope(q) @ rope(k).T`` depend on positions only through their offset.
 
-    >>> rope(np.array([[1.0, 0.0], [1.0, 0.0]])).round(4)  # row 1 turns by 1 radian
+    >>> # row 1 turns by 1 radian
+    >>> rope(np.array([[1.0, 0.0], [1.0, 0.0]])).round(4)
     array([[1.    , 0.    ],
            [0.5403, 0.8415]])
     """
-    positions = np.arange(x.shape[-2]) if positions is None else positions  # [n_seq]
-    angles = positions[:, None] * frequencies(x.shape[-1])  # [n_seq, 1] * [d/2] -> [n_seq, d/2]
-    cos, sin = np.cos(angles).astype(x.dtype), np.sin(angles).astype(x.dtype)  # [n_seq, d/2] each
-    first, second = x[..., 0::2], x[..., 1::2]  # [..., n_seq, d/2] each: the two columns of every pair
+    # [n_seq]
+    positions = np.arange(x.shape[-2]) if positions is None else positions
+    # [n_seq, 1] * [d/2] -> [n_seq, d/2]
+    angles = positions[:, None] * frequencies(x.shape[-1])
+    # [n_seq, d/2] each
+    cos, sin = np.cos(angles).astype(x.dtype), np.sin(angles).astype(x.dtype)
+    # [..., n_seq, d/2] each: the two columns of every pair
+    first, second = x[..., 0::2], x[..., 1::2]
     out = np.empty_like(x)  # [..., n_seq, d]
     out[..., 0::2] = first * cos - second * sin  # a 2-d rotation of each pair
     out[..., 1::2] = first * sin + second * cos

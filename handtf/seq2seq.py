@@ -132,15 +132,17 @@ def init_params(config, seed):
 # --8<-- [start:embed]
 # [..., n_seq], [n_vocab, d_model] -> [..., n_seq, d_model]
 def embed(tokens, wte):
-    """Token embeddings times ``sqrt(d_model)``, plus the sinusoidal positional encoding.
+    """Token embeddings times ``sqrt(d_model)``, plus the positional encoding.
 
     >>> embed(np.array([1, 0]), wte=np.array([[0.0, 0.0], [0.5, 0.5]]))
     array([[0.70710678, 1.70710678],
            [0.84147098, 0.54030231]])
     """
-    d_model = wte.shape[-1]
-    positions = positional_encoding(tokens.shape[-1], d_model).astype(wte.dtype)  # [n_seq, d_model]
-    return wte[tokens] * math.sqrt(d_model) + positions  # [..., n_seq, d_model]
+    n_seq, d_model = tokens.shape[-1], wte.shape[-1]
+    # [n_seq, d_model]
+    positions = positional_encoding(n_seq, d_model).astype(wte.dtype)
+    # [..., n_seq, d_model]
+    return wte[tokens] * math.sqrt(d_model) + positions
 # --8<-- [end:embed]
 
 
@@ -162,7 +164,8 @@ def post_norm(x, sublayer, ln):
 # --8<-- [start:pre_norm]
 # [..., n_seq, d_model] -> [..., n_seq, d_model]
 def pre_norm(x, sublayer, ln):
-    """GPT-2's residual connection: ``x + Sublayer(LayerNorm(x))``; the sum itself is never normalised.
+    """GPT-2's residual connection: ``x + Sublayer(LayerNorm(x))``; the sum
+    itself is never normalised.
 
     >>> ln = {"g": np.ones(2), "b": np.zeros(2)}
     >>> pre_norm(np.array([[0.0, 1.0]]), lambda h: h, ln).round(3)
@@ -178,33 +181,45 @@ RESIDUALS = {"post": post_norm, "pre": pre_norm}
 @checked
 # --8<-- [start:encoder_block]
 # [..., n_src, d_model] -> [..., n_src, d_model]
-def encoder_block(x, self_attn, ln_1, mlp, ln_2, n_head, src_mask=None, residual=post_norm):
-    """Self-attention over the whole source, then the feed-forward network, each in a residual.
+def encoder_block(x, self_attn, ln_1, mlp, ln_2, n_head, src_mask=None,
+                  residual=post_norm):
+    """Self-attention over the whole source, then the feed-forward network,
+    each in a residual.
 
-    >>> params = init_params(Config(5, 6, d_model=8, n_head=2, d_ff=32, n_layers=1), seed=0)
+    >>> config = Config(5, 6, d_model=8, n_head=2, d_ff=32, n_layers=1)
+    >>> params = init_params(config, seed=0)
     >>> x = np.ones((3, 8))
     >>> encoder_block(x, **params["encoder"]["blocks"][0], n_head=2).shape
     (3, 8)
     """
-    x = residual(x, lambda h: multi_head_attention(h, h, **self_attn, n_head=n_head, mask=src_mask), ln_1)
-    return residual(x, lambda h: ffn(h, **mlp, activation=relu), ln_2)  # [..., n_src, d_model]
+    x = residual(x, lambda h: multi_head_attention(
+        h, h, **self_attn, n_head=n_head, mask=src_mask), ln_1)
+    # [..., n_src, d_model]
+    return residual(x, lambda h: ffn(h, **mlp, activation=relu), ln_2)
 # --8<-- [end:encoder_block]
 
 
 @checked
 # --8<-- [start:decoder_block]
 # [..., n_tgt, d_model], [..., n_src, d_model] -> [..., n_tgt, d_model]
-def decoder_block(x, memory, self_attn, ln_1, cross_attn, ln_2, mlp, ln_3, n_head, src_mask=None, residual=post_norm):
-    """Masked self-attention, attention over the encoder's output, feed-forward; each in a residual.
+def decoder_block(x, memory, self_attn, ln_1, cross_attn, ln_2, mlp, ln_3,
+                  n_head, src_mask=None, residual=post_norm):
+    """Masked self-attention, attention over the encoder's output,
+    feed-forward; each in a residual.
 
-    >>> params = init_params(Config(5, 6, d_model=8, n_head=2, d_ff=32, n_layers=1), seed=0)
-    >>> decoder_block(np.ones((2, 8)), np.ones((3, 8)), **params["decoder"]["blocks"][0], n_head=2).shape
+    >>> config = Config(5, 6, d_model=8, n_head=2, d_ff=32, n_layers=1)
+    >>> block = init_params(config, seed=0)["decoder"]["blocks"][0]
+    >>> x, memory = np.ones((2, 8)), np.ones((3, 8))
+    >>> decoder_block(x, memory, **block, n_head=2).shape
     (2, 8)
     """
     future = causal_mask(x.shape[-2], x.dtype)  # [n_tgt, n_tgt]
-    x = residual(x, lambda h: multi_head_attention(h, h, **self_attn, n_head=n_head, mask=future), ln_1)
-    x = residual(x, lambda h: multi_head_attention(h, memory, **cross_attn, n_head=n_head, mask=src_mask), ln_2)
-    return residual(x, lambda h: ffn(h, **mlp, activation=relu), ln_3)  # [..., n_tgt, d_model]
+    x = residual(x, lambda h: multi_head_attention(
+        h, h, **self_attn, n_head=n_head, mask=future), ln_1)
+    x = residual(x, lambda h: multi_head_attention(
+        h, memory, **cross_attn, n_head=n_head, mask=src_mask), ln_2)
+    # [..., n_tgt, d_model]
+    return residual(x, lambda h: ffn(h, **mlp, activation=relu), ln_3)
 # --8<-- [end:decoder_block]
 
 
@@ -212,10 +227,10 @@ def decoder_block(x, memory, self_attn, ln_1, cross_attn, ln_2, mlp, ln_3, n_hea
 # --8<-- [start:encode]
 # [..., n_src] -> [..., n_src, d_model]
 def encode(src, params, config, src_mask=None):
-    """The encoder: embed the source, run every encoder block. The result is the decoder's ``memory``.
+    """The encoder: embed the source, run every encoder block.
 
-    ``src_mask`` (optional) hides padding: ``padding_mask(src == pad_id)``,
-    shape ``[..., 1, n_src]``.
+    The result is the decoder's ``memory``. ``src_mask`` (optional) hides
+    padding: ``padding_mask(src == pad_id)``, shape ``[..., 1, n_src]``.
 
     >>> config = Config(5, 6, d_model=8, n_head=2, d_ff=32, n_layers=2)
     >>> params = init_params(config, seed=0)
@@ -224,8 +239,11 @@ def encode(src, params, config, src_mask=None):
     """
     x = embed(src, params["encoder"]["wte"])  # [..., n_src, d_model]
     for block in params["encoder"]["blocks"]:
-        x = encoder_block(x, **block, n_head=config.n_head, src_mask=src_mask, residual=RESIDUALS[config.norm])
-    return layer_norm(x, **params["encoder"]["ln_f"]) if config.norm == "pre" else x  # [..., n_src, d_model]
+        x = encoder_block(x, **block, n_head=config.n_head, src_mask=src_mask,
+                          residual=RESIDUALS[config.norm])
+    if config.norm == "pre":
+        x = layer_norm(x, **params["encoder"]["ln_f"])  # [..., n_src, d_model]
+    return x
 # --8<-- [end:encode]
 
 
@@ -233,7 +251,8 @@ def encode(src, params, config, src_mask=None):
 # --8<-- [start:decode]
 # [..., n_tgt], [..., n_src, d_model] -> [..., n_tgt, vocab_tgt]
 def decode(tgt, memory, params, config, src_mask=None):
-    """The decoder: embed the target so far, run every decoder block, project to target-vocabulary logits.
+    """The decoder: embed the target so far, run every decoder block, project
+    to target-vocabulary logits.
 
     Row ``i`` of the result scores the token after ``tgt[..., :i+1]``; it
     never depends on later target tokens.
@@ -247,10 +266,12 @@ def decode(tgt, memory, params, config, src_mask=None):
     wte = params["decoder"]["wte"]  # [vocab_tgt, d_model]
     x = embed(tgt, wte)  # [..., n_tgt, d_model]
     for block in params["decoder"]["blocks"]:
-        x = decoder_block(x, memory, **block, n_head=config.n_head, src_mask=src_mask, residual=RESIDUALS[config.norm])
+        x = decoder_block(x, memory, **block, n_head=config.n_head,
+                          src_mask=src_mask, residual=RESIDUALS[config.norm])
     if config.norm == "pre":
         x = layer_norm(x, **params["decoder"]["ln_f"])  # [..., n_tgt, d_model]
-    return x @ wte.swapaxes(-1, -2)  # [..., n_tgt, d_model] -> [..., n_tgt, vocab_tgt], tied to the embedding
+    # [..., n_tgt, d_model] -> [..., n_tgt, vocab_tgt], tied to the embedding
+    return x @ wte.swapaxes(-1, -2)
 # --8<-- [end:decode]
 
 
@@ -258,15 +279,18 @@ def decode(tgt, memory, params, config, src_mask=None):
 # --8<-- [start:forward]
 # [..., n_src], [..., n_tgt] -> [..., n_tgt, vocab_tgt]
 def forward(src, tgt, params, config, src_mask=None):
-    """Encode ``src``, then decode ``tgt`` against it: the logits a training loss would use.
+    """Encode ``src``, then decode ``tgt`` against it: the logits a training
+    loss would use.
 
     >>> config = Config(5, 6, d_model=8, n_head=2, d_ff=32, n_layers=1)
     >>> params = init_params(config, seed=0)
-    >>> forward(np.array([[1, 2, 3]]), np.array([[0, 4]]), params, config).shape
+    >>> src, tgt = np.array([[1, 2, 3]]), np.array([[0, 4]])
+    >>> forward(src, tgt, params, config).shape
     (1, 2, 6)
     """
     memory = encode(src, params, config, src_mask)  # [..., n_src, d_model]
-    return decode(tgt, memory, params, config, src_mask)  # [..., n_tgt, vocab_tgt]
+    # [..., n_tgt, vocab_tgt]
+    return decode(tgt, memory, params, config, src_mask)
 # --8<-- [end:forward]
 
 

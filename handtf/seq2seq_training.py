@@ -37,25 +37,30 @@ TASKS = ("copy", "reverse")
 @checked
 # --8<-- [start:task_pairs]
 def task_pairs(task, n_pairs, length, n_symbols, rng, exclude=frozenset()):
-    """``n_pairs`` random sources of ``length`` symbols and their targets: the decoder's input and its labels.
+    """``n_pairs`` random sources of ``length`` symbols and their targets:
+    the decoder's input and its labels.
 
     Teacher forcing: the decoder is given ``<bos>`` + the target, and must
     predict the target + ``<eos>``, the same sequence shifted by one.
-    Sources in ``exclude`` (tuples) are never drawn: that keeps a test set held out.
+    Sources in ``exclude`` (tuples) are never drawn: that keeps a test set
+    held out.
 
-    >>> src, tgt_in, tgt_out = task_pairs("reverse", 1, 4, 6, np.random.default_rng(0))
+    >>> rng = np.random.default_rng(0)
+    >>> src, tgt_in, tgt_out = task_pairs("reverse", 1, 4, 6, rng)
     >>> src.tolist(), tgt_in.tolist(), tgt_out.tolist()
     ([[7, 5, 5, 3]], [[0, 3, 5, 5, 7]], [[3, 5, 5, 7, 1]])
     """
     sources = []
     while len(sources) < n_pairs:
-        src = tuple(int(s) for s in rng.integers(FIRST_SYMBOL, FIRST_SYMBOL + n_symbols, size=length))
+        src = tuple(int(s) for s in rng.integers(
+            FIRST_SYMBOL, FIRST_SYMBOL + n_symbols, size=length))
         if src not in exclude:
             sources.append(src)
     src = np.array(sources)  # [n_pairs, length]
     tgt = src if task == "copy" else src[:, ::-1]  # [n_pairs, length]
     column = lambda token: np.full((n_pairs, 1), token)  # noqa: E731
-    return src, np.hstack([column(BOS), tgt]), np.hstack([tgt, column(EOS)])  # tgt_in and tgt_out: [n_pairs, length + 1]
+    # tgt_in and tgt_out: [n_pairs, length + 1]
+    return src, np.hstack([column(BOS), tgt]), np.hstack([tgt, column(EOS)])
 # --8<-- [end:task_pairs]
 
 
@@ -112,7 +117,8 @@ def _feed_forward(params):
 
 # --8<-- [start:residual]
 def _residual(x, sublayer, ln, keep, norm):
-    """post: ``LayerNorm(x + dropout(Sublayer(x)))`` (the paper); pre: ``x + dropout(Sublayer(LayerNorm(x)))``."""
+    """post: ``LayerNorm(x + dropout(Sublayer(x)))`` (the paper);
+    pre: ``x + dropout(Sublayer(LayerNorm(x)))``."""
     forward, _ = sublayer
     if norm == "post":
         return layer_norm(x + keep * forward(x), **ln)
@@ -120,12 +126,15 @@ def _residual(x, sublayer, ln, keep, norm):
 
 
 def _residual_backward(dout, x, sublayer, ln, keep, norm):
-    """``_residual`` backwards: returns dx, the sublayer's grads, the layer norm's grads, dmemory."""
+    """``_residual`` backwards: returns dx, the sublayer's grads, the layer
+    norm's grads, dmemory."""
     forward, backward = sublayer
     if norm == "post":
-        dsum, g_ln = layer_norm_backward(dout, x + keep * forward(x), **ln)  # through the norm first
+        # through the norm first
+        dsum, g_ln = layer_norm_backward(dout, x + keep * forward(x), **ln)
         dh, grads, dmemory = backward(dsum * keep, x)
-        return dsum + dh, grads, g_ln, dmemory  # the residual path plus the sublayer's path
+        # the residual path plus the sublayer's path
+        return dsum + dh, grads, g_ln, dmemory
     h = layer_norm(x, **ln)
     dh, grads, dmemory = backward(dout * keep, h)
     dx, g_ln = layer_norm_backward(dh, x, **ln)
@@ -180,35 +189,55 @@ def _final_norm_backward(dout, x, stack, grads):
 
 @checked
 # --8<-- [start:seq2seq_loss_and_grads]
-def seq2seq_loss_and_grads(params, config, src, tgt_in, tgt_out, label_smoothing=0.0, dropout=0.0, rng=None):
-    """The loss of ``forward(src, tgt_in, params, config)`` against ``tgt_out``, with dropout, and the gradient of every weight.
+def seq2seq_loss_and_grads(params, config, src, tgt_in, tgt_out,
+                           label_smoothing=0.0, dropout=0.0, rng=None):
+    """The loss of ``forward(src, tgt_in, params, config)`` against
+    ``tgt_out``, with dropout, and the gradient of every weight.
 
     The gradients come back in the layout of ``params``.
     """
     enc, dec = params["encoder"], params["decoder"]
     n_head, norm, drop = config.n_head, config.norm, _Dropout(dropout, rng)
+
+    def enc_sublayers(b):
+        return _encoder_sublayers(b, n_head)
+
     # forward: the encoder, then the decoder against its output
-    x_src = embed(src, enc["wte"]) * drop("enc.embed", src.shape + (config.d_model,))
-    enc_out, enc_inputs = _stack(x_src, enc["blocks"], lambda b: _encoder_sublayers(b, n_head), drop, "enc", norm)
+    x_src = embed(src, enc["wte"])  # [n_batch, n_src, d_model]
+    x_src = x_src * drop("enc.embed", x_src.shape)
+    enc_out, enc_inputs = _stack(x_src, enc["blocks"], enc_sublayers, drop,
+                                 "enc", norm)
     memory = _final_norm(enc_out, enc)  # [n_batch, n_src, d_model]
-    dec_sublayers = lambda b: _decoder_sublayers(b, n_head, memory, tgt_in.shape[-1])  # noqa: E731
-    x_tgt = embed(tgt_in, dec["wte"]) * drop("dec.embed", tgt_in.shape + (config.d_model,))
-    dec_out, dec_inputs = _stack(x_tgt, dec["blocks"], dec_sublayers, drop, "dec", norm)
+
+    def dec_sublayers(b):
+        return _decoder_sublayers(b, n_head, memory, tgt_in.shape[-1])
+
+    x_tgt = embed(tgt_in, dec["wte"])  # [n_batch, n_tgt, d_model]
+    x_tgt = x_tgt * drop("dec.embed", x_tgt.shape)
+    dec_out, dec_inputs = _stack(x_tgt, dec["blocks"], dec_sublayers, drop,
+                                 "dec", norm)
     h = _final_norm(dec_out, dec)  # [n_batch, n_tgt, d_model]
     logits = h @ dec["wte"].T  # [n_batch, n_tgt, vocab_tgt]
     target_probs = smoothed_targets(tgt_out, config.vocab_tgt, label_smoothing)
     # backward: the same steps in reverse
-    dlogits = cross_entropy_backward(logits, target_probs)  # [n_batch, n_tgt, vocab_tgt]
+    # [n_batch, n_tgt, vocab_tgt]
+    dlogits = cross_entropy_backward(logits, target_probs)
     g_dec, g_enc = {}, {}
-    g_dec["wte"] = dlogits.reshape(-1, config.vocab_tgt).T @ h.reshape(-1, config.d_model)  # the tied output layer
+    # the tied output layer
+    g_dec["wte"] = (dlogits.reshape(-1, config.vocab_tgt).T
+                    @ h.reshape(-1, config.d_model))
     dx = _final_norm_backward(dlogits @ dec["wte"], dec_out, dec, g_dec)
-    dx, g_dec["blocks"], dmemory = _stack_backward(dx, dec["blocks"], dec_sublayers, dec_inputs, drop, "dec", norm)
-    g_dec["wte"] = g_dec["wte"] + _embed_backward(dx * drop("dec.embed", dx.shape), tgt_in, dec["wte"])
+    dx, g_dec["blocks"], dmemory = _stack_backward(
+        dx, dec["blocks"], dec_sublayers, dec_inputs, drop, "dec", norm)
+    dx = dx * drop("dec.embed", dx.shape)
+    g_dec["wte"] = g_dec["wte"] + _embed_backward(dx, tgt_in, dec["wte"])
     dx = _final_norm_backward(dmemory, enc_out, enc, g_enc)
-    enc_sublayers = lambda b: _encoder_sublayers(b, n_head)  # noqa: E731
-    dx, g_enc["blocks"], _ = _stack_backward(dx, enc["blocks"], enc_sublayers, enc_inputs, drop, "enc", norm)
-    g_enc["wte"] = _embed_backward(dx * drop("enc.embed", dx.shape), src, enc["wte"])
-    return soft_cross_entropy(logits, target_probs), {"encoder": g_enc, "decoder": g_dec}
+    dx, g_enc["blocks"], _ = _stack_backward(
+        dx, enc["blocks"], enc_sublayers, enc_inputs, drop, "enc", norm)
+    dx = dx * drop("enc.embed", dx.shape)
+    g_enc["wte"] = _embed_backward(dx, src, enc["wte"])
+    loss = soft_cross_entropy(logits, target_probs)
+    return loss, {"encoder": g_enc, "decoder": g_dec}
 # --8<-- [end:seq2seq_loss_and_grads]
 
 
@@ -225,15 +254,19 @@ class Seq2SeqTraining:
 
 @checked
 # --8<-- [start:train_seq2seq]
-def train_seq2seq(task="reverse", steps=1000, seed=0, length=6, n_symbols=8, batch_size=32, d_model=32, n_head=4,
-                  d_ff=64, n_layers=1, warmup=100, factor=1.0, label_smoothing=0.1, dropout=0.1, n_test=100, progress=None):
-    """Train the encoder-decoder on ``task`` with the paper's recipe; a fresh random batch at every step.
+def train_seq2seq(task="reverse", steps=1000, seed=0, length=6, n_symbols=8,
+                  batch_size=32, d_model=32, n_head=4, d_ff=64, n_layers=1,
+                  warmup=100, factor=1.0, label_smoothing=0.1, dropout=0.1,
+                  n_test=100, progress=None):
+    """Train the encoder-decoder on ``task`` with the paper's recipe; a fresh
+    random batch at every step.
 
     Adam (0.9, 0.98, 1e-9), the warm-up schedule, label smoothing and dropout.
     ``progress(step, loss)`` is called after every step, if given.
     """
     rng = np.random.default_rng(seed)
-    config = Config(n_symbols + 2, n_symbols + 2, d_model, n_head, d_ff, n_layers)
+    n_vocab = n_symbols + 2  # the symbols, <bos> and <eos>
+    config = Config(n_vocab, n_vocab, d_model, n_head, d_ff, n_layers)
     params = init_params(config, seed=seed)
     test_src = task_pairs(task, n_test, length, n_symbols, rng)[0]
     held_out = frozenset(map(tuple, test_src.tolist()))
@@ -241,9 +274,13 @@ def train_seq2seq(task="reverse", steps=1000, seed=0, length=6, n_symbols=8, bat
     moments = [(np.zeros_like(w), np.zeros_like(w)) for w in weights]
     losses = []
     for step in range(1, steps + 1):
-        src, tgt_in, tgt_out = task_pairs(task, batch_size, length, n_symbols, rng, exclude=held_out)
-        loss, grads = seq2seq_loss_and_grads(params, config, src, tgt_in, tgt_out, label_smoothing, dropout, rng)
-        adam_step(weights, leaves(grads), moments, step, learning_rate(step, d_model, warmup, factor))
+        src, tgt_in, tgt_out = task_pairs(task, batch_size, length, n_symbols,
+                                          rng, exclude=held_out)
+        loss, grads = seq2seq_loss_and_grads(
+            params, config, src, tgt_in, tgt_out,
+            label_smoothing=label_smoothing, dropout=dropout, rng=rng)
+        rate = learning_rate(step, d_model, warmup, factor)
+        adam_step(weights, leaves(grads), moments, step, rate)
         losses.append(loss)
         if progress is not None:
             progress(step, loss)
@@ -254,17 +291,21 @@ def train_seq2seq(task="reverse", steps=1000, seed=0, length=6, n_symbols=8, bat
 @checked
 # --8<-- [start:exact_match]
 def exact_match(result, beam_width=1):
-    """The share of held-out sources whose decoded target is exactly right, ``<eos>`` included.
+    """The share of held-out sources whose decoded target is exactly right,
+    ``<eos>`` included.
 
     ``beam_width = 1`` is greedy decoding; more is beam search.
     """
+    params, config = result.params, result.config
     right = 0
     for src in result.test_src:
         expected = [BOS, *(src if result.task == "copy" else src[::-1]), EOS]
+        max_len = len(src) + 1
         if beam_width == 1:
-            tokens = greedy_decode(result.params, result.config, src, BOS, EOS, max_len=len(src) + 1)
+            tokens = greedy_decode(params, config, src, BOS, EOS, max_len)
         else:
-            tokens = beam_decode(result.params, result.config, src, BOS, EOS, max_len=len(src) + 1, beam_width=beam_width)
+            tokens = beam_decode(params, config, src, BOS, EOS, max_len,
+                                 beam_width=beam_width)
         right += list(tokens) == expected
     return right / len(result.test_src)
 # --8<-- [end:exact_match]

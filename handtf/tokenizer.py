@@ -10,7 +10,8 @@ CHARS = ("a", "b")  # token id -> character
 @checked
 # --8<-- [start:tokenize]
 def tokenize(text, chars=CHARS):
-    """Turn a string into token ids: each character's index in ``chars`` (``a`` and ``b`` by default).
+    """Turn a string into token ids: each character's index in ``chars``
+    (``a`` and ``b`` by default).
 
     >>> tokenize("aabaa")
     [0, 0, 1, 0, 0]
@@ -19,7 +20,8 @@ def tokenize(text, chars=CHARS):
     >>> tokenize("abc")
     Traceback (most recent call last):
     ...
-    ValueError: 'c' at position 2 is not a token; the allowed characters are 'a' and 'b'
+    ValueError: 'c' at position 2 is not a token; the allowed characters are
+    'a' and 'b'
     >>> tokenize("abc", chars=("a", "b", "c"))  # a compiled pattern's alphabet
     [0, 1, 2]
     """

@@ -93,24 +93,31 @@ class PatternTrace:
 @checked
 # --8<-- [start:trace]
 def trace(context, model=MODEL):
-    """Run the model on ``context`` (its last ``N_CTX`` tokens) and keep every step.
+    """Run the model on ``context`` (its last ``N_CTX`` tokens) and keep every
+    step.
 
     >>> t = trace("aabaa")
-    >>> t.embedding.shape, t.qkv.shape, t.attention_weights.shape, t.logits.shape
+    >>> (t.embedding.shape, t.qkv.shape, t.attention_weights.shape,
+    ...  t.logits.shape)
     ((5, 8), (5, 24), (5, 5), (5, 2))
     """
     tokens = np.array(context_window(context, model))  # [n_seq]
     record = Recorder()
-    logits = run(model, tokens, record=record)  # [n_seq, n_vocab], every step kept in record.arrays
-    if isinstance(model, CompiledPattern):  # several heads and a feed-forward network: another set of steps
+    # every step kept in record.arrays
+    logits = run(model, tokens, record=record)  # [n_seq, n_vocab]
+    # several heads and a feed-forward network: another set of steps
+    if isinstance(model, CompiledPattern):
         return PatternTrace(
-            context="".join(untok(int(t), model.chars) for t in tokens), chars=model.chars, tokens=tokens,
-            **{name: arrays[0] for name, arrays in record.arrays.items()}, logits=logits, probs=softmax(logits),
+            context="".join(untok(int(t), model.chars) for t in tokens),
+            chars=model.chars, tokens=tokens,
+            **{name: arrays[0] for name, arrays in record.arrays.items()},
+            logits=logits, probs=softmax(logits),
         )
     return Trace(
         context="".join(untok(int(t)) for t in tokens),
         tokens=tokens,
-        **{name: arrays[0] for name, arrays in record.arrays.items()},  # one block: each name recorded once
+        # one block: each name recorded once
+        **{name: arrays[0] for name, arrays in record.arrays.items()},
         logits=logits,
         probs=softmax(logits),  # [n_seq, n_vocab]
     )

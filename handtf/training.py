@@ -25,11 +25,14 @@ BETA1, BETA2, EPS = 0.9, 0.98, 1e-9  # the paper's Adam
 # --8<-- [start:learning_rate]
 # step, d_model, warmup -> float
 def learning_rate(step, d_model, warmup, factor=1.0):
-    """The paper's schedule: ``factor * d_model^-0.5 * min(step^-0.5, step * warmup^-1.5)``.
+    """The paper's schedule:
+    ``factor * d_model^-0.5 * min(step^-0.5, step * warmup^-1.5)``.
 
-    It rises linearly for ``warmup`` steps, peaks at ``step = warmup``, then decays as ``1/sqrt(step)``.
+    It rises linearly for ``warmup`` steps, peaks at ``step = warmup``, then
+    decays as ``1/sqrt(step)``.
 
-    >>> [round(learning_rate(step, d_model=512, warmup=4000), 6) for step in (1, 4000, 16000)]
+    >>> [round(learning_rate(step, d_model=512, warmup=4000), 6)
+    ...  for step in (1, 4000, 16000)]
     [0.0, 0.000699, 0.000349]
     """
     return factor * d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
@@ -38,8 +41,9 @@ def learning_rate(step, d_model, warmup, factor=1.0):
 
 @checked
 # --8<-- [start:adam]
-def adam_step(params, grads, moments, step, lr, beta1=BETA1, beta2=BETA2, eps=EPS):
-    """One Adam update of every array in ``params`` (lists of arrays), in place.
+def adam_step(params, grads, moments, step, lr, beta1=BETA1, beta2=BETA2,
+              eps=EPS):
+    """One in-place Adam update of every array in ``params`` (lists of arrays).
 
     ``moments`` holds the running means of the gradient (``m``) and of its
     square (``v``), one pair per array; ``step`` counts from 1. Dividing by
@@ -48,8 +52,10 @@ def adam_step(params, grads, moments, step, lr, beta1=BETA1, beta2=BETA2, eps=EP
     for p, g, (m, v) in zip(params, grads, moments):
         m[...] = beta1 * m + (1 - beta1) * g  # a running mean of the gradient
         v[...] = beta2 * v + (1 - beta2) * g**2  # and of its square
-        m_hat, v_hat = m / (1 - beta1**step), v / (1 - beta2**step)  # bias-corrected
-        p -= lr * m_hat / (np.sqrt(v_hat) + eps)  # each weight moves by about lr at most
+        # bias-corrected
+        m_hat, v_hat = m / (1 - beta1**step), v / (1 - beta2**step)
+        # each weight moves by about lr at most
+        p -= lr * m_hat / (np.sqrt(v_hat) + eps)
 # --8<-- [end:adam]
 
 
@@ -57,7 +63,8 @@ def adam_step(params, grads, moments, step, lr, beta1=BETA1, beta2=BETA2, eps=EP
 # --8<-- [start:dropout_mask]
 # shape, rate -> [...]
 def dropout_mask(shape, rate, rng):
-    """Keep each entry with probability ``1 - rate`` and scale the kept ones by ``1 / (1 - rate)``.
+    """Keep each entry with probability ``1 - rate`` and scale the kept ones
+    by ``1 / (1 - rate)``.
 
     The scaling ("inverted dropout") keeps the expected value of every entry
     unchanged, so at inference dropout is simply switched off.
@@ -65,7 +72,8 @@ def dropout_mask(shape, rate, rng):
     >>> dropout_mask((8,), rate=0.5, rng=np.random.default_rng(0))
     array([2., 0., 0., 0., 2., 2., 2., 2.])
     """
-    return (rng.random(shape) >= rate) / (1 - rate)  # [...] 0 or 1 / (1 - rate)
+    # [...] 0 or 1 / (1 - rate)
+    return (rng.random(shape) >= rate) / (1 - rate)
 # --8<-- [end:dropout_mask]
 
 
@@ -76,10 +84,12 @@ def dropout(x, rate, rng=None, training=True):
     """Dropout in training (``x * dropout_mask``); the identity at inference.
 
     >>> x = np.ones(4)
-    >>> dropout(x, 0.5, np.random.default_rng(0)), dropout(x, 0.5, training=False)
+    >>> rng = np.random.default_rng(0)
+    >>> dropout(x, 0.5, rng), dropout(x, 0.5, training=False)
     (array([2., 0., 0., 0.]), array([1., 1., 1., 1.]))
     """
-    return x * dropout_mask(x.shape, rate, rng) if training and rate > 0 else x  # [...]
+    # [...]
+    return x * dropout_mask(x.shape, rate, rng) if training and rate > 0 else x
 # --8<-- [end:dropout]
 
 
@@ -118,19 +128,24 @@ def init_weights(seed, n_embd=N_EMBED, std=0.5):
 @checked
 # --8<-- [start:pattern_windows]
 def pattern_windows(pattern, n_ctx=N_CTX):
-    """Every window of ``n_ctx`` tokens of the endless repetition of ``pattern``, and its targets.
+    """Every window of ``n_ctx`` tokens of the endless repetition of
+    ``pattern``, and its targets.
 
     The targets are the same text moved one token on: ``targets[i, j]`` is the
     token after ``inputs[i, :j + 1]``. A pattern of length ``p`` has ``p``
     distinct windows, one per starting phase.
 
     >>> inputs, targets = pattern_windows("aab")
-    >>> ["".join(CHARS[t] for t in row) for row in inputs], ["".join(CHARS[t] for t in row) for row in targets]
+    >>> as_text = lambda rows: ["".join(CHARS[t] for t in row) for row in rows]
+    >>> as_text(inputs), as_text(targets)
     (['aabaa', 'abaab', 'baaba'], ['abaab', 'baaba', 'aabaa'])
     """
     text = tokenize(pattern * (n_ctx // len(pattern) + 2))
-    windows = np.array([text[phase : phase + n_ctx + 1] for phase in range(len(pattern))])  # [p, n_ctx + 1]
-    return windows[:, :-1], windows[:, 1:]  # inputs and targets, [p, n_ctx] each
+    # [p, n_ctx + 1]
+    windows = np.array([text[phase : phase + n_ctx + 1]
+                        for phase in range(len(pattern))])
+    # inputs and targets, [p, n_ctx] each
+    return windows[:, :-1], windows[:, 1:]
 # --8<-- [end:pattern_windows]
 
 
@@ -184,9 +199,10 @@ class Training:
 
 @checked
 # --8<-- [start:train]
-def train(pattern="aab", steps=400, seed=0, n_embd=N_EMBED, n_head=1, warmup=50, factor=1.0, label_smoothing=0.0,
-          progress=None):
-    """Train a model of the hand-made shape from random weights, with Adam and the paper's schedule.
+def train(pattern="aab", steps=400, seed=0, n_embd=N_EMBED, n_head=1,
+          warmup=50, factor=1.0, label_smoothing=0.0, progress=None):
+    """Train a model of the hand-made shape from random weights, with Adam and
+    the paper's schedule.
 
     The data are the pattern's windows (``pattern_windows``), all in one batch
     at every step, so a seed fixes the whole run. ``progress(step, loss)`` is
@@ -197,17 +213,21 @@ def train(pattern="aab", steps=400, seed=0, n_embd=N_EMBED, n_head=1, warmup=50,
     ((100,), True)
     """
     inputs, targets = pattern_windows(pattern)  # [p, n_ctx] each
-    decidable = determined(inputs, targets)  # [p, n_ctx], the contexts a model can get right
+    # the contexts a model can get right
+    decidable = determined(inputs, targets)  # [p, n_ctx]
     weights = init_weights(seed, n_embd)
     params = leaves(weights)
     moments = [(np.zeros_like(p), np.zeros_like(p)) for p in params]
     losses, solved_at = [], None
     for step in range(1, steps + 1):
-        loss, grads = loss_and_grads(weights, inputs, targets, n_head, label_smoothing)
+        loss, grads = loss_and_grads(weights, inputs, targets, n_head,
+                                     label_smoothing)
         losses.append(loss)
-        adam_step(params, leaves(grads), moments, step, learning_rate(step, n_embd, warmup, factor))
+        rate = learning_rate(step, n_embd, warmup, factor)
+        adam_step(params, leaves(grads), moments, step, rate)
         right = margins(weights, inputs, targets, n_head)[decidable].min() > 0
-        solved_at = (solved_at or step) if right else None  # the first step of the final run of right answers
+        # the first step of the final run of right answers
+        solved_at = (solved_at or step) if right else None
         if progress is not None:
             progress(step, loss)
     final = float(margins(weights, inputs, targets, n_head)[decidable].min())

@@ -15,7 +15,8 @@ from .seq2seq import Config, check_params, decode, encode, init_params  # Config
 @checked
 # --8<-- [start:greedy_decode]
 def greedy_decode(params, config, src, bos, eos, max_len):
-    """Translate one source sequence by always taking the most likely next token.
+    """Translate one source sequence by always taking the most likely next
+    token.
 
     Returns the target tokens, starting with ``bos`` and ending with ``eos`` if
     it came within ``max_len`` new tokens. Each step re-runs the decoder on the
@@ -23,27 +24,33 @@ def greedy_decode(params, config, src, bos, eos, max_len):
 
     >>> config = Config(5, 6, d_model=8, n_head=2, d_ff=32, n_layers=1)
     >>> params = init_params(config, seed=0)
-    >>> tokens = greedy_decode(params, config, np.array([1, 2, 3]), bos=0, eos=1, max_len=4)
+    >>> src = np.array([1, 2, 3])
+    >>> tokens = greedy_decode(params, config, src, bos=0, eos=1, max_len=4)
     >>> tokens[0], 2 <= len(tokens) <= 5
     (0, True)
     """
-    tokens, _ = greedy_search(next_token_log_probs(params, config, src), [bos], max_len, eos)
+    step_fn = next_token_log_probs(params, config, src)
+    tokens, _ = greedy_search(step_fn, [bos], max_len, eos)
     return tokens
 # --8<-- [end:greedy_decode]
 
 
 @checked
 # --8<-- [start:beam_decode]
-def beam_decode(params, config, src, bos, eos, max_len, beam_width, length_penalty=0.0):
-    """Translate one source sequence with ``decoding.beam_search``; return the best target tokens.
+def beam_decode(params, config, src, bos, eos, max_len, beam_width,
+                length_penalty=0.0):
+    """Translate one source sequence with ``decoding.beam_search``; return the
+    best target tokens.
 
     >>> config = Config(5, 6, d_model=8, n_head=2, d_ff=32, n_layers=1)
     >>> params, src = init_params(config, seed=0), np.array([1, 2, 3])
-    >>> beam_decode(params, config, src, 0, 1, 4, beam_width=1) == greedy_decode(params, config, src, 0, 1, 4)
+    >>> beam = beam_decode(params, config, src, 0, 1, 4, beam_width=1)
+    >>> beam == greedy_decode(params, config, src, 0, 1, 4)
     True
     """
     step_fn = next_token_log_probs(params, config, src)
-    hypotheses = beam_search(step_fn, [bos], beam_width, max_len, eos, length_penalty)
+    hypotheses = beam_search(step_fn, [bos], beam_width, max_len, eos,
+                             length_penalty)
     return hypotheses[0][0]
 # --8<-- [end:beam_decode]
 

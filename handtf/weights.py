@@ -57,7 +57,8 @@ def position_embeddings():
 @checked
 # --8<-- [start:c_attn]
 def c_attn_weights(lg=LG):
-    """``c_attn``: the ``[8, 24]`` matrix that makes q, k and v from the embedding.
+    """``c_attn``: the ``[8, 24]`` matrix that makes q, k and v from the
+    embedding.
 
     Columns 0-7 make ``q``, 8-15 make ``k``, 16-23 make ``v``.
 
@@ -89,7 +90,8 @@ def c_attn_weights(lg=LG):
 @checked
 # --8<-- [start:c_proj]
 def c_proj_weights(lg=LG):
-    """``c_proj``: turn the verdict in column ``V`` into a scaled one-hot token.
+    """``c_proj``: turn the verdict in column ``V`` into a scaled one-hot
+    token.
 
     The bias sets column ``a`` to ``lg``; a verdict of 1 in ``V`` moves that
     ``lg`` from column ``a`` to column ``b``.
@@ -112,23 +114,21 @@ def c_proj_weights(lg=LG):
 @checked
 # --8<-- [start:build_model]
 def build_model(lg=LG, dtype=np.float64):
-    """The whole hand-made model, keyed like GPT-2, so ``gpt(tokens, **model)`` runs.
+    """The whole hand-made model, keyed like GPT-2, so ``gpt(tokens, **model)``
+    runs.
 
     >>> model = build_model(lg=1024)
     >>> sorted(model), sorted(model["blocks"][0]["attn"])
     (['blocks', 'wpe', 'wte'], ['c_attn', 'c_proj'])
     """
+    attn = {
+        "c_attn": c_attn_weights(lg),  # [n_embd, 3*n_embd], [3*n_embd]
+        "c_proj": c_proj_weights(lg),  # [n_embd, n_embd], [n_embd]
+    }
     model = {
         "wte": token_embeddings(),  # [n_vocab, n_embd]
         "wpe": position_embeddings(),  # [n_ctx, n_embd]
-        "blocks": [
-            {
-                "attn": {
-                    "c_attn": c_attn_weights(lg),  # [n_embd, 3*n_embd], [3*n_embd]
-                    "c_proj": c_proj_weights(lg),  # [n_embd, n_embd], [n_embd]
-                }
-            }
-        ],
+        "blocks": [{"attn": attn}],
     }
     return as_dtype(model, dtype)
 

@@ -12,8 +12,14 @@ its defect is put back:
 - listings: a 24-column ``show`` printed whole (an output line never wraps, so
   the block scrolls), or the ``white-space: pre-wrap`` rule removed (17 blocks
   of the attention page scroll sideways);
+- code blocks of any language: the package code as it was before it was wrapped
+  at 79 columns (177 python blocks of the two languages scroll), a one-line shell
+  command over 80 characters, or the BibTeX without its ``pre-wrap`` rule;
 - copy: ``assets/reader/copy-pycon.js`` removed from ``extra_javascript`` (the prompts
   and outputs are copied);
+- the notebook's plot: the ``filter`` rule for the slate scheme removed from
+  extra.css (the plot shows 0.86 light on the dark page, 0.2 with it), or inverted
+  without turning the hue back (its blues turn orange);
 - notebook: its page heavier than 300 KB (with mkdocs-jupyter's inline JupyterLab
   stylesheet it was 703 KB), its heading unlike its nav title, nbconvert's
   English placeholder as the plot's alt text, or cells without the site's copy
@@ -23,10 +29,13 @@ its defect is put back:
 import doctest
 import re
 import sys
+from io import BytesIO
 from pathlib import Path
 from urllib.parse import urlparse
 
+import numpy as np
 import pytest
+from PIL import Image
 
 from browsing import Visit
 from pages import DOCS, ROOT, nav_files, pages
@@ -140,6 +149,69 @@ def test_no_example_scrolls_sideways_or_wraps_its_output_at_1280(crawl):
             problems += [f"{url}: output line wraps: {line!r}" for line in block["wrapped"]]
     assert blocks > 500, blocks
     assert not problems, "\n".join(problems)
+
+
+CODE_FACTS = """() => {
+    const closed = [...document.querySelectorAll('.md-content details:not([open])')];
+    closed.forEach(d => { d.open = true; });  // exercises' answers too; closed again below
+    const blocks = [...document.querySelectorAll('.md-content pre')].filter(pre => pre.offsetParent).map(pre => {
+        const code = pre.querySelector(':scope > code') || pre;
+        const holder = pre.closest('[class*="language-"]');
+        const language = (holder && holder.className.match(/language-([\\w-]+)/) || [])[1]
+            || (pre.closest('.jupyter-wrapper') ? 'notebook' : code.className || 'plain');
+        return {
+            language,
+            scrolls: pre.scrollWidth > pre.clientWidth + 1 || code.scrollWidth > code.clientWidth + 1,
+            widest: Math.max(...code.textContent.split('\\n').map(line => line.length)),
+            first: code.textContent.trim().slice(0, 50),
+        };
+    });
+    closed.forEach(d => { d.open = false; });
+    return blocks;
+}"""
+
+
+def test_no_code_block_of_any_language_scrolls_sideways_at_1280(crawl):
+    """The package code the pages embed, shell commands, notebook cells, BibTeX: at 1280 px a
+    block shows 80 characters, and nothing a page shows is wider (tests/test_boundary.py keeps
+    the embedded code at 79)."""
+    problems, languages = [], {}
+    for url, (visit, _) in crawl.items():
+        for block in visit.page.evaluate(CODE_FACTS):
+            languages[block["language"]] = languages.get(block["language"], 0) + 1
+            if block["scrolls"]:
+                problems.append(f"{url}: a {block['language']} block scrolls sideways "
+                                f"(its widest line has {block['widest']} characters): {block['first']!r}")
+    assert languages.get("python", 0) > 200 and languages.get("pycon", 0) > 500, languages
+    assert not problems, "\n".join(problems)
+
+
+PLOT = ".jupyter-wrapper .jp-RenderedImage"  # the plot as shown: its part scrolled out of view is not
+
+
+def plot_colours(page):
+    """Mean lightness of the notebook's plot as shown (0 black, 1 white), and its coloured pixels' mean (r, g, b)."""
+    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    shown = Image.open(BytesIO(page.locator(PLOT).first.screenshot())).convert("RGB")
+    pixels = np.asarray(shown, dtype=float).reshape(-1, 3) / 255  # [n_pixels, 3]
+    coloured = pixels[pixels.max(axis=1) - pixels.min(axis=1) > 0.25]
+    return float((pixels @ [0.2126, 0.7152, 0.0722]).mean()), (255 * coloured.mean(axis=0)).tolist()
+
+
+@pytest.mark.parametrize("language", ["", "zh/"])
+def test_the_notebook_plot_is_dark_in_the_dark_scheme_and_keeps_its_blues(crawl, base_url, language):
+    """matplotlib draws the plot on white; in the dark scheme extra.css inverts it, hue kept, so it is
+    no glaring panel; the light scheme shows it as drawn. Without the rule it shows 0.86 light."""
+    page = crawl[base_url + language + "concepts/playground/"][0].page
+    light, light_rgb = plot_colours(page)
+    page.evaluate(TOGGLE, "__palette_1")
+    try:
+        dark, dark_rgb = plot_colours(page)
+    finally:
+        page.evaluate(TOGGLE, "__palette_0")
+    assert light > 0.6 and dark < 0.4, (light, dark)
+    for r, g, b in (light_rgb, dark_rgb):  # the Blues colour map is blue in both schemes
+        assert b > r + 40, (light_rgb, dark_rgb)
 
 
 def test_output_is_drawn_unlike_prompts_and_comments(crawl, base_url):
