@@ -19,10 +19,10 @@ Nothing of it is copied by hand, and nothing generated is committed.
 
 import functools
 import importlib
+import importlib.util
 import inspect
 import json
 import math
-import sys
 from pathlib import Path
 
 import mkdocs.plugins
@@ -84,30 +84,28 @@ def lg_parts():
 
 
 def _figure_colours():
-    """The colours of the static figures, per colour scheme, from the module that draws them."""
-    scripts = str(Path(__file__).resolve().parent.parent / "scripts")
-    if scripts not in sys.path:
-        sys.path.insert(0, scripts)
-    from figures import common  # scripts/figures/common.py, which every figure uses
+    """The colours of the static figures, per colour scheme, from the module they are drawn with.
 
+    ``scripts/figures/palette.py`` is loaded alone: the figures package would
+    import matplotlib, which a build does not need.
+    """
+    path = Path(__file__).resolve().parent.parent / "scripts" / "figures" / "palette.py"
+    spec = importlib.util.spec_from_file_location("handtf_figure_palette", path)
+    palette = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(palette)
     colours = {}
-    try:
-        for scheme in ("light", "dark"):
-            common.use_scheme(scheme)
-            cmap = common.C.cmap
-            entries = [cmap(i) for i in range(cmap.N)]  # the look-up table, one RGBA per entry
-            colours[scheme] = {
-                "lut": [_hex(rgba) for rgba in entries],
-                "text": [common.text_colour(rgba) for rgba in entries],  # black or white, whichever reads better
-                "under": _hex(cmap.get_under()),
-                "over": _hex(cmap.get_over()),
-                "bg": common.C.bg,
-                "ink": common.C.ink,
-                "muted": common.C.muted,
-                "grid": common.C.grid,
-            }
-    finally:
-        common.use_scheme("light")
+    for scheme, named in palette.SCHEMES.items():
+        entries = palette.lookup_table(named["diverging"])  # the colour map, one RGB per entry
+        colours[scheme] = {
+            "lut": [_hex(rgb) for rgb in entries],
+            "text": [palette.text_colour(rgb) for rgb in entries],  # black or white, whichever reads better
+            "under": _hex(entries[0]),  # matplotlib's defaults: the ends of the map
+            "over": _hex(entries[-1]),
+            "bg": named["bg"],
+            "ink": named["ink"],
+            "muted": named["muted"],
+            "grid": named["grid"],
+        }
     return colours
 
 

@@ -335,6 +335,25 @@ def test_heat_maps_are_coloured_as_the_figures(port, scheme):
         common.use_scheme("light")
 
 
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_builds_palette_is_matplotlibs_colour_map(scheme):
+    """hooks/playground.py colours the heat maps from scripts/figures/palette.py without
+    matplotlib: its look-up table is the figures' colour map, float for float."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from figures import common, palette
+
+    common.use_scheme(scheme)
+    try:
+        cmap = common.C.cmap
+        expected = np.array([cmap(i)[:3] for i in range(cmap.N)])
+        assert np.array_equal(palette.lookup_table(common.C.diverging, cmap.N), expected)
+        assert [palette.text_colour(rgb) for rgb in expected] == [common.text_colour(cmap(i)) for i in range(cmap.N)]
+    finally:
+        common.use_scheme("light")
+    with pytest.raises(ValueError, match="#rrggbb"):
+        palette.rgb("#fff")
+
+
 # ------------------------------------------------------------ the playground page
 
 

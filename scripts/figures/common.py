@@ -52,38 +52,8 @@ FONTS = {  # language -> (sans-serif families, monospace families), first font f
     "zh": (["DejaVu Sans", "WenQuanYi Micro Hei"], ["DejaVu Sans Mono", "WenQuanYi Micro Hei Mono"]),
 }
 
-# Two colour schemes, one per Material palette: NAME.svg on white (#only-light)
-# and NAME.dark.svg on Material's slate background (#only-dark).
-SCHEMES = {
-    "light": {
-        "bg": "#ffffff",  # the page
-        "ink": "#1a1a1a",  # text and lines
-        "muted": "#555555",  # secondary text: 7.5:1 on white
-        "red": "#b2182b",  # the highlighted path, kept tokens
-        "blue": "#1d5b9e",  # the second series, annotations
-        "box": "#f0f2f5",  # neutral boxes
-        "warm": "#fbe0d2",  # boxes that hold x, the residual stream
-        "cool": "#d5e6f3",  # boxes that hold the output
-        "faint": "#b8b8b8",  # dropped bars and paths (never text)
-        "grid": "#ffffff",  # lines between heatmap cells
-        "diverging": ("#2166ac", "#92c5de", "#ffffff", "#f4a582", "#b2182b"),  # blue < 0 < red
-        "series": ("#1b7837", "#1d5b9e", "#7b3294", "#b2182b"),
-    },
-    "dark": {
-        "bg": "#1e2129",  # Material's slate: hsl(225, 15%, 14%)
-        "ink": "#e6e8ec",
-        "muted": "#aeb3bd",
-        "red": "#ff8a7a",
-        "blue": "#7db4ec",
-        "box": "#2c313c",
-        "warm": "#4b2f2b",
-        "cool": "#22384d",
-        "faint": "#5c6270",
-        "grid": "#1e2129",
-        "diverging": ("#5aa0e6", "#2d5a8a", "#2a2f3a", "#8a3b36", "#ef6a5c"),
-        "series": ("#7fd491", "#7db4ec", "#d4a5f0", "#ff8a7a"),
-    },
-}
+from .palette import SCHEMES  # noqa: E402, F401  (the colours, by scheme)
+from . import palette  # noqa: E402
 
 
 class Colours:
@@ -159,19 +129,17 @@ def diverging_norm(matrix):
 
 def luminance(colour):
     """WCAG relative luminance of a matplotlib colour."""
-    channels = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in to_rgb(colour)]
-    return 0.2126 * channels[0] + 0.7152 * channels[1] + 0.0722 * channels[2]
+    return palette.luminance(to_rgb(colour))
 
 
 def contrast(one, other):
-    """WCAG contrast ratio of two colours, 1 to 21."""
-    high, low = sorted((luminance(one), luminance(other)), reverse=True)
-    return (high + 0.05) / (low + 0.05)
+    """WCAG contrast ratio of two matplotlib colours, 1 to 21."""
+    return palette.contrast(to_rgb(one), to_rgb(other))
 
 
 def text_colour(background):
     """Black or white, whichever reads better on ``background`` (always at least 4.5:1)."""
-    return max(("#000000", "#ffffff"), key=lambda ink: contrast(ink, background))
+    return palette.text_colour(to_rgb(background))
 
 
 def on(text, background):
