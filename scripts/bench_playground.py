@@ -11,19 +11,16 @@ counts for less; the load average is printed with it.
     python scripts/bench_playground.py
 """
 
-import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
+from bench_site import load  # scripts/, this script's folder
+
 ROOT = Path(__file__).resolve().parent.parent
 FRAME_MS = 16
 MEASURED = re.compile(r"^\.*(?P<what>[^.\n].*): CPU ms per edit, median (?P<median>[\d.]+), worst (?P<worst>[\d.]+)$", re.MULTILINE)
-
-
-def load():
-    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg()) + f" on {os.cpu_count()} cores"
 
 
 def main():
