@@ -9,9 +9,7 @@ import copy
 import functools
 import inspect
 import re
-from pathlib import Path
 
-import mkdocs_jupyter.convert
 from material.plugins.search.plugin import SearchIndex
 from pymdownx.highlight import Highlight
 
@@ -93,32 +91,8 @@ def index_once(add_entry_from_context):
     return once
 
 
-# 3. mkdocs-jupyter's own cache does not work with two languages: each language's
-# build deletes the cache files the other one wrote (its `cache` option is off in
-# mkdocs.yml). Under `mkdocs serve` a notebook that did not change keeps its HTML,
-# kept by the notebook's bytes and the conversion's options (nb2html starts each
-# conversion from a clean state, so the same input gives the same HTML).
-_CONVERTED = {}
-
-
-def convert_once(nb2html):
-    @functools.wraps(nb2html)
-    def once(nb_path, **options):
-        key = repr((str(nb_path), Path(nb_path).read_bytes(), sorted(options.items())))
-        if key not in _CONVERTED:
-            if len(_CONVERTED) >= _MAX_KEPT:
-                _CONVERTED.clear()
-            _CONVERTED[key] = nb2html(nb_path, **options)
-        return _CONVERTED[key]
-
-    once.handtf_once = True
-    return once
-
-
 # Once per process: mkdocs imports each hook once, and so may the tests.
 if not getattr(Highlight.highlight, "handtf_once", False):
     Highlight.highlight = highlight_once(Highlight.highlight)
 if not getattr(SearchIndex.add_entry_from_context, "handtf_once", False):
     SearchIndex.add_entry_from_context = index_once(SearchIndex.add_entry_from_context)
-if not getattr(mkdocs_jupyter.convert.nb2html, "handtf_once", False):
-    mkdocs_jupyter.convert.nb2html = convert_once(mkdocs_jupyter.convert.nb2html)

@@ -15,13 +15,84 @@ import mkdocs.plugins
 import mkdocs.utils
 from markdown.extensions import Extension
 from markdown.treeprocessors import Treeprocessor
-from pymdownx.slugs import slugify
 
-# 1. mkdocs-static-i18n #198: i18n re-creates each file and keeps mkdocs-jupyter's
-# notebook wrapper only if .ipynb counts as Markdown; otherwise the page silently
-# becomes the raw JSON (tests/test_site.py checks that it is HTML).
+# 1. Notebook pages. MkDocs counts only Markdown files as pages and has no setting for
+# more (mkdocs #930, closed as out of scope): .ipynb is added to its list, and each
+# notebook page is read as the Markdown of its cells. The page then gets what every
+# page gets: highlighting, the site's heading ids, search, joined Chinese lines, maths.
+# (mkdocs-jupyter did this through nbconvert, took a quarter of the build and needed
+# three more jobs here: mkdocs-jupyter #140, #199, #241.)
 if ".ipynb" not in mkdocs.utils.markdown_extensions:
     mkdocs.utils.markdown_extensions = (*mkdocs.utils.markdown_extensions, ".ipynb")
+
+
+def notebook_markdown(notebook, name):
+    """A notebook as a page: its Markdown cells as they are, its code as Python blocks,
+    what the code printed as output blocks, and its plots as images described by the
+    paragraph before them. ``notebook`` is the notebook (a dict as in the .ipynb file),
+    ``name`` its file name, which the page offers for download.
+
+    >>> cells = [{"cell_type": "markdown", "source": ["# Try\\n", "Two **sums**:"]},
+    ...          {"cell_type": "code", "source": ["print(1 + 1)"],
+    ...           "outputs": [{"output_type": "stream", "name": "stdout", "text": ["2\\n"]}]}]
+    >>> print(notebook_markdown({"cells": cells}, "try.ipynb"))
+    ---
+    notebook: try.ipynb
+    ---
+    <BLANKLINE>
+    # Try
+    Two **sums**:
+    <BLANKLINE>
+    ```python
+    print(1 + 1)
+    ```
+    <BLANKLINE>
+    ```{ .text .handtf-output }
+    2
+    ```
+    <BLANKLINE>
+    """
+    parts, described = [f"---\nnotebook: {name}\n---"], ""
+    for number, cell in enumerate(notebook["cells"], 1):
+        source = "".join(cell["source"]).strip("\n")
+        if cell["cell_type"] == "markdown":
+            parts.append(source)
+            described = source.split("\n\n")[-1]
+        elif cell["cell_type"] == "code":
+            parts.append(_fenced(source, "python"))
+            parts += [_shown(output, described, f"{name}, cell {number}") for output in cell.get("outputs", [])]
+    return "\n\n".join(parts) + "\n"
+
+
+def _fenced(text, info):
+    fence = "`" * max([3, *(len(run) + 1 for run in re.findall("`+", text))])
+    return f"{fence}{info}\n{text.rstrip(chr(10))}\n{fence}"
+
+
+def _shown(output, described, where):
+    """An output as the page shows it; one the page cannot show is an error that says why."""
+    kind, data = output["output_type"], output.get("data", {})
+    if kind == "stream" and output.get("name") == "stdout":
+        return _fenced("".join(output["text"]), "{ .text .handtf-output }")
+    if kind in ("execute_result", "display_data") and "image/png" in data:
+        alt = html.escape(" ".join(re.sub(r"[`*]", "", described).split()))
+        image = "".join(data["image/png"]).replace("\n", "")
+        return f'<div class="handtf-plot"><img alt="{alt}" src="data:image/png;base64,{image}"></div>'
+    if kind in ("execute_result", "display_data") and "text/plain" in data:
+        return _fenced("".join(data["text/plain"]), "{ .text .handtf-output }")
+    what = f"{kind} output" + (f" to {output.get('name')}" if kind == "stream" else f" of {sorted(data)}")
+    raise ValueError(
+        f"{where}: a notebook page shows printed text, results and PNG plots, not a {what}; "
+        "change the cell, run the notebook again and save it"
+    )
+
+
+def on_page_read_source(page, config):
+    if page.file.src_uri.endswith(".ipynb"):
+        notebook = json.loads(Path(page.file.abs_src_path).read_text(encoding="utf-8"))
+        return notebook_markdown(notebook, Path(page.file.src_uri).name)
+    return None
+
 
 # 2. Python-Markdown #992 (its maintainers suggest a treeprocessor), w3c/csswg-drafts
 # #5086: browsers other than Firefox show a line break between Chinese characters as
@@ -59,86 +130,16 @@ def on_config(config):
         config.markdown_extensions.append(JoinCjkLines())  # once, though i18n runs this per language
 
 
-# 3. Notebook pages. mkdocs-jupyter #199 made MathJax's URL configurable but always
-# writes the tag, and nbconvert's template imports Mermaid from a CDN (#241): drop
-# every script that loads from another host, has an empty src, or configures MathJax.
-_SCRIPT = re.compile(r"<script\b(?P<attrs>[^>]*)>(?P<body>.*?)</script>", re.DOTALL)
-_REMOTE_URL = re.compile(r"""(?:https?:)?//[a-z0-9.-]+\.[a-z]{2,}/""", re.IGNORECASE)
-
-
-def without_remote_scripts(html_text):
-    def keep(match):
-        src = re.search(r'\bsrc="([^"]*)"', match["attrs"])
-        remote = (src and (not src[1] or _REMOTE_URL.match(src[1]))) or _REMOTE_URL.search(match["body"])
-        return "" if remote or "text/x-mathjax-config" in match["attrs"] else match[0]
-
-    return _SCRIPT.sub(keep, html_text)
-
-
-# mkdocs-jupyter inlines JupyterLab's whole stylesheet (about 570 KB) into every
-# notebook page, and nbconvert gives every plot an English placeholder as its alt
-# text: the stylesheet goes (extra.css draws the cells like the site's code), and
-# each plot is described by the paragraph that introduces it, in the page's language.
-_JUPYTER_STYLE = re.compile(r"<style[^>]*>(?:(?!</style>).)*?(?:--jp-|\.jp-|highlight-ipynb)(?:(?!</style>).)*</style>", re.DOTALL)
-_NO_ALT = 'alt="No description has been provided for this image"'
-_PARAGRAPH = re.compile(r"<p>(.*?)</p>", re.DOTALL)
-
-
-def without_jupyter_styles(html_text):
-    return _JUPYTER_STYLE.sub("", html_text)
-
-
-def describe_notebook_images(html_text):
-    parts = html_text.split(_NO_ALT)
-    for i in range(1, len(parts)):
-        paragraphs = _PARAGRAPH.findall(parts[i - 1])
-        text = re.sub(r"<[^>]+>", "", paragraphs[-1]) if paragraphs else ""
-        text = " ".join(html.unescape(text).replace("¶", "").split())
-        parts[i - 1] += f'alt="{html.escape(text)}"'
-    return "".join(parts)
-
-
-# mkdocs-jupyter #140: heading ids come from an ASCII-only slugify and the table of
-# contents from Markdown's, so Chinese headings (and headings with code) got links
-# that lead nowhere. Both are redone with the site's slugify; the headings come in
-# the same order in the page and in the table of contents.
-_SLUGIFY = slugify(case="lower")  # as the toc extension in mkdocs.yml
-_HEADING_ID = re.compile(r'(<h[1-6][^>]*\bid=")([^"]*)("[^>]*>)(.*?)(</h[1-6]>)', re.DOTALL)
-
-
-def notebook_headings(content, toc):
-    def flatten(items):
-        for item in items:
-            yield item
-            yield from flatten(item.children)
-
-    entries = flatten(toc)
-
-    def renumber(match):
-        entry = next(entries, None)
-        if entry is None:
-            return match[0]
-        text = html.unescape(re.sub(r"<[^>]+>", "", match[4])).replace("¶", "").strip()
-        entry.id, entry.title = _SLUGIFY(text, "-"), html.escape(text)
-        inner = re.sub(r'(class="anchor-link" href="#)[^"]*', rf"\g<1>{entry.id}", match[4])
-        return f"{match[1]}{entry.id}{match[3]}{inner}{match[5]}"
-
-    return _HEADING_ID.sub(renumber, content)
-
-
-def on_page_content(content, page, config, files):
-    return notebook_headings(content, page.toc) if page.file.src_uri.endswith(".ipynb") else content
-
-
-# 4. mkdocs-static-i18n #271: Material reads one search index, at the site root, so
+# 3. mkdocs-static-i18n #271: Material reads one search index, at the site root, so
 # every search answered in both languages; and it fetches sitemap.xml below each
 # <link rel="alternate">, which i18n points at the translated page itself, so every
 # page load asked for files that do not exist (the header's language switcher
 # already links each page to its twin). Each language gets its own index and sitemap.
 def on_post_page(output, page, config):
-    if page.file.src_uri.endswith(".ipynb"):
-        output = without_remote_scripts(output)  # only mkdocs-jupyter's: the tests catch any other
-        output = describe_notebook_images(without_jupyter_styles(output))
+    if page.file.src_uri.endswith(".ipynb"):  # job 1: the notebook itself, next to its page
+        folder = Path(page.file.abs_dest_path).parent
+        folder.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(page.file.abs_src_path, folder / page.meta["notebook"])
     output = re.sub(r'\s*<link rel="alternate" href="[^"]*" hreflang="[^"]*">', "", output)
     locale = page.url.split("/", 1)[0]
     if locale in _translations(config):  # Material's "base" is where it reads the index
@@ -177,7 +178,7 @@ def _split_search_index(merged_path, home, locale):
     merged_path.write_text(json.dumps(merged, ensure_ascii=False), encoding="utf-8")
 
 
-# 5. mkdocs #3202 (closed, not merged): MkDocs makes a new Jinja environment for every
+# 4. mkdocs #3202 (closed, not merged): MkDocs makes a new Jinja environment for every
 # build, every language and every reload of `mkdocs serve`, and each compiled Material's
 # templates again (about a tenth of the build); mkdocstrings too makes a new one for
 # each build and language (its handlers are torn down after each). Jinja's own

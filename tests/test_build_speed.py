@@ -110,24 +110,3 @@ def test_inline_code_is_a_new_element_each_time(highlighter):
     assert (first.tag, first.attrib, first.text) == (second.tag, second.attrib, second.text)
     expected = highlight(highlighter, "np.exp(x)", "python", inline=True)
     assert (first.tag, first.attrib, first.text) == (expected.tag, expected.attrib, expected.text)
-
-
-def test_a_notebook_is_converted_as_mkdocs_jupyter_converts_it(tmp_path):
-    import json
-
-    import mkdocs_jupyter.convert
-
-    assert mkdocs_jupyter.convert.nb2html.handtf_once
-    nb2html = mkdocs_jupyter.convert.nb2html.__wrapped__
-    notebook = tmp_path / "lesson.ipynb"
-    cells = [{"id": "c1", "cell_type": "code", "metadata": {}, "execution_count": 1, "outputs": [], "source": "handtf_first = 1"}]
-    document = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
-    notebook.write_text(json.dumps(document), encoding="utf-8")
-    first = mkdocs_jupyter.convert.nb2html(str(notebook), no_prompt=True)
-    assert first == nb2html(str(notebook), no_prompt=True) == mkdocs_jupyter.convert.nb2html(str(notebook), no_prompt=True)
-    assert "handtf_first" in first and "handtf_second" not in first
-    cells[0]["source"] = "handtf_second = 2"
-    notebook.write_text(json.dumps(document), encoding="utf-8")
-    changed = mkdocs_jupyter.convert.nb2html(str(notebook), no_prompt=True)
-    assert changed != first and changed == nb2html(str(notebook), no_prompt=True)
-    assert mkdocs_jupyter.convert.nb2html(str(notebook), no_prompt=False) != changed  # the options count too

@@ -23,7 +23,7 @@ its defect is put back:
 - notebook: its page heavier than 300 KB (with mkdocs-jupyter's inline JupyterLab
   stylesheet it was 703 KB), its heading unlike its nav title, nbconvert's
   English placeholder as the plot's alt text, or cells without the site's copy
-  button.
+  button (all as mkdocs-jupyter rendered it).
 """
 
 import doctest
@@ -158,7 +158,7 @@ CODE_FACTS = """() => {
         const code = pre.querySelector(':scope > code') || pre;
         const holder = pre.closest('[class*="language-"]');
         const language = (holder && holder.className.match(/language-([\\w-]+)/) || [])[1]
-            || (pre.closest('.jupyter-wrapper') ? 'notebook' : code.className || 'plain');
+            || code.className || 'plain';
         return {
             language,
             scrolls: pre.scrollWidth > pre.clientWidth + 1 || code.scrollWidth > code.clientWidth + 1,
@@ -186,7 +186,7 @@ def test_no_code_block_of_any_language_scrolls_sideways_at_1280(crawl):
     assert not problems, "\n".join(problems)
 
 
-PLOT = ".jupyter-wrapper .jp-RenderedImage"  # the plot as shown: its part scrolled out of view is not
+PLOT = ".handtf-plot"  # the plot as shown: its part scrolled out of view is not
 
 
 def plot_colours(page):
@@ -267,7 +267,7 @@ def test_the_notebook_pages_weigh_at_most_300_kb(built_site):
     notebooks = {
         str(p.relative_to(built_site)): p.stat().st_size
         for p in Path(built_site).rglob("*.html")
-        if 'class="jupyter-wrapper"' in p.read_text(encoding="utf-8")
+        if 'class="handtf-plot"' in p.read_text(encoding="utf-8")
     }
     assert len(notebooks) >= 2, "both languages have a notebook page"
     heavy = {name: size for name, size in notebooks.items() if size > PAGE_LIMIT}
@@ -281,17 +281,17 @@ def test_the_notebook_page_looks_like_the_site(crawl, base_url):
         facts = visit.page.evaluate("""() => ({
             h1: document.querySelector('.md-content h1').textContent.replace('¶', '').trim(),
             nav: document.querySelector('.md-nav__link--active').textContent.trim(),
-            alts: [...document.querySelectorAll('.jupyter-wrapper img')].map(i => i.alt),
-            cells: document.querySelectorAll('.jupyter-wrapper .highlight pre > code').length,
-            buttons: document.querySelectorAll('.jupyter-wrapper .highlight button[data-md-type="copy"]').length,
-            prompts: [...document.querySelectorAll('.jupyter-wrapper .jp-InputPrompt')].filter(e => e.offsetParent).length,
+            alts: [...document.querySelectorAll('.md-content .handtf-plot img')].map(i => i.alt),
+            cells: document.querySelectorAll('.md-content .language-python.highlight pre > code').length,
+            buttons: document.querySelectorAll('.md-content .language-python.highlight button[data-md-type="copy"]').length,
+            outputs: document.querySelectorAll('.md-content .handtf-output pre > code').length,
         })""")
         assert facts["h1"] == facts["nav"] == title, facts
         assert facts["alts"], facts
         assert all("No description" not in alt for alt in facts["alts"]), facts["alts"]
         chinese = [bool(re.search("[\u4e00-\u9fff]", alt)) for alt in facts["alts"]]
         assert all(chinese) if script == "Han" else not any(chinese), facts["alts"]
-        assert facts["cells"] >= 5 and facts["buttons"] == facts["cells"] and facts["prompts"] == 0, facts
+        assert facts["cells"] >= 5 and facts["buttons"] == facts["cells"] and facts["outputs"] >= 5, facts
 
 
 LINK = re.compile(r"\]\(([^)\s#]+\.(?:md|ipynb))(?:#[^)]*)?\)")

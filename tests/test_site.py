@@ -106,7 +106,7 @@ def test_notebooks_render_as_pages_showing_their_committed_outputs(built_site, n
     folder = ("zh/" if relative.name.endswith(".zh.ipynb") else "") + str(relative.parent / stem)
     html_text = (built_site / folder / "index.html").read_text(encoding="utf-8")
     assert html_text.lstrip().lower().startswith("<!doctype html>"), "the notebook page is not HTML"
-    assert "jp-OutputArea" in html_text
+    assert "handtf-output" in html_text and "handtf-plot" in html_text
     # The build runs the notebook afresh; what it printed must be what the committed file shows.
     outputs = [text for _, texts in notebook_cells(notebook) for text in texts if text.strip()]
     assert outputs, "the committed notebook has no outputs"

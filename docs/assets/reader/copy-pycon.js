@@ -2,15 +2,12 @@
 // sets up its code blocks (on DOMContentLoaded), so Material's copy button and
 // code style apply to what this script prepares.
 //
-// 1. The copy button of a ">>>" example copies only the code: the lines after the
-//    ">>> " and "... " prompts, without the prompts and without the output, so that
-//    a paste into `python` runs. Material copies an ancestor's data-copy attribute
-//    when there is one. An output line never starts a statement: "... " continues
-//    code only right after a code line (a traceback's "..." line is output). A
-//    blank line follows a statement with "... " lines, as the interactive prompt
-//    needs.
-// 2. A notebook's code cells (mkdocs-jupyter writes <pre> without <code>) become
-//    ordinary code blocks, with the site's colours and copy button.
+// The copy button of a ">>>" example copies only the code: the lines after the
+// ">>> " and "... " prompts, without the prompts and without the output, so that a
+// paste into `python` runs. Material copies an ancestor's data-copy attribute when
+// there is one. An output line never starts a statement: "... " continues code only
+// right after a code line (a traceback's "..." line is output). A blank line follows
+// a statement with "... " lines, as the interactive prompt needs.
 (function () {
   "use strict";
 
@@ -41,19 +38,7 @@
     });
   }
 
-  function notebookCells(root) {
-    var cells = root.querySelectorAll(".jupyter-wrapper .highlight-ipynb > pre");
-    Array.prototype.forEach.call(cells, function (pre) {
-      if (pre.querySelector(":scope > code")) return;
-      var code = document.createElement("code");
-      while (pre.firstChild) code.appendChild(pre.firstChild);
-      pre.appendChild(code);
-      pre.parentNode.classList.add("highlight", "language-python");
-    });
-  }
-
   function prepare() {
-    notebookCells(document);
     markExamples(document);
   }
 
