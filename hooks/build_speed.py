@@ -11,6 +11,7 @@ import inspect
 import re
 
 from material.plugins.search.plugin import SearchIndex
+from pygments.formatters.html import HtmlFormatter
 from pymdownx.highlight import Highlight
 
 # 1. pymdown-extensions #2121 (closed, not merged): nothing keeps highlighted code, so
@@ -91,8 +92,47 @@ def index_once(add_entry_from_context):
     return once
 
 
+# 3. No upstream issue: for each block pymdownx looks its lexer up by name, and Pygments'
+# HTML formatter builds its table of token classes from the style again: a third of
+# the time highlighting takes. A lexer found by name is kept by its name and options
+# (a Pygments lexer keeps nothing between texts; a guessed one reads the source, so
+# it is not kept), and the tables by the style and the class prefix they are made of.
+_LEXERS, _STYLESHEETS = {}, {}
+
+
+def lexer_once(get_lexer):
+    @functools.wraps(get_lexer)
+    def once(self, src, language, inline, stripnl):
+        if self.guess_lang:
+            return get_lexer(self, src, language, inline, stripnl)
+        key = repr((language, inline, stripnl, self.default_lang, sorted(self.extend_pygments_lang.items())))
+        if key not in _LEXERS:
+            _LEXERS[key] = get_lexer(self, src, language, inline, stripnl)
+        return _LEXERS[key]
+
+    once.handtf_once = True
+    return once
+
+
+def stylesheet_once(create_stylesheet):
+    @functools.wraps(create_stylesheet)
+    def once(self):
+        key = (self.style, self.classprefix)
+        if key not in _STYLESHEETS:
+            create_stylesheet(self)
+            _STYLESHEETS[key] = self.ttype2class, self.class2style  # only read from then on
+        self.ttype2class, self.class2style = _STYLESHEETS[key]
+
+    once.handtf_once = True
+    return once
+
+
 # Once per process: mkdocs imports each hook once, and so may the tests.
 if not getattr(Highlight.highlight, "handtf_once", False):
     Highlight.highlight = highlight_once(Highlight.highlight)
 if not getattr(SearchIndex.add_entry_from_context, "handtf_once", False):
     SearchIndex.add_entry_from_context = index_once(SearchIndex.add_entry_from_context)
+if not getattr(Highlight.get_lexer, "handtf_once", False):
+    Highlight.get_lexer = lexer_once(Highlight.get_lexer)
+if not getattr(HtmlFormatter._create_stylesheet, "handtf_once", False):
+    HtmlFormatter._create_stylesheet = stylesheet_once(HtmlFormatter._create_stylesheet)

@@ -34,6 +34,10 @@ def material_entries(content):
 def test_both_shortcuts_are_in_place():
     assert SearchIndex.add_entry_from_context.handtf_once
     assert Highlight.highlight.handtf_once
+    assert Highlight.get_lexer.handtf_once
+    from pygments.formatters.html import HtmlFormatter
+
+    assert HtmlFormatter._create_stylesheet.handtf_once
 
 
 def test_a_page_is_indexed_as_material_indexes_it_with_its_code_spans(built_site):
@@ -110,3 +114,33 @@ def test_inline_code_is_a_new_element_each_time(highlighter):
     assert (first.tag, first.attrib, first.text) == (second.tag, second.attrib, second.text)
     expected = highlight(highlighter, "np.exp(x)", "python", inline=True)
     assert (first.tag, first.attrib, first.text) == (expected.tag, expected.attrib, expected.text)
+
+
+def test_a_lexer_is_looked_up_once_per_name_and_options(highlighter):
+    lexer, name = highlighter.get_lexer("x = 1", "pycon", False, False)
+    assert highlighter.get_lexer("y = 2", "pycon", False, False) == (lexer, name)  # kept
+    fresh, fresh_name = Highlight.get_lexer.__wrapped__(highlighter, "x = 1", "pycon", False, False)
+    assert (type(fresh), fresh.options, fresh_name) == (type(lexer), lexer.options, name)
+    assert highlighter.get_lexer("x = 1", "pycon", False, True)[0].options["stripnl"] is True  # options count
+    assert highlighter.get_lexer("x = 1", "python", False, False)[1] == "python"
+
+
+def test_a_guessed_lexer_is_not_kept(highlighter):
+    highlighter.guess_lang = True
+    assert highlighter.get_lexer("#!/bin/bash\necho hi\n", "no-such-language", False, False)[1] == "bash"
+    assert highlighter.get_lexer("<p>a</p>", "no-such-language", False, False)[1] == "xml"  # read from each source
+
+
+def test_a_formatters_token_classes_are_what_pygments_builds():
+    from pygments.formatters.html import HtmlFormatter
+    from pygments.token import Keyword
+
+    kept = HtmlFormatter(style="default")
+    built = HtmlFormatter.__new__(HtmlFormatter)
+    built.style, built.classprefix = kept.style, kept.classprefix
+    HtmlFormatter._create_stylesheet.__wrapped__(built)
+    assert (kept.ttype2class, kept.class2style) == (built.ttype2class, built.class2style)
+    assert kept.ttype2class[Keyword] == "k"
+    prefixed = HtmlFormatter(style="default", classprefix="x-")
+    assert prefixed.ttype2class[Keyword] == "x-k"  # the prefix counts
+    assert HtmlFormatter(style="monokai").class2style != kept.class2style  # and the style
