@@ -43,6 +43,8 @@ class SubPathHandler(SimpleHTTPRequestHandler):
         pass
 
 
+TWO_FRAMES = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
+
 FACTS = """() => ({
     ids: [...document.querySelectorAll('[id]')].map(e => e.id),
     links: [...document.querySelectorAll('a[href]')].map(a => a.href),
@@ -62,16 +64,19 @@ FACTS = """() => ({
 class Visit:
     """One page load: what it logged, what it requested, and what it shows.
 
-    ``Visit(browser, url)`` loads the page and waits until the network is idle;
-    ``Visit(browser, url, wait=False)`` only starts loading it (call ``wait()``),
-    so that several pages can load at once; ``light_search=True`` gives the page
+    ``Visit(browser, url)`` loads the page and waits for its ``load`` event and two
+    frames after it (its scripts have run, its images are in and it is drawn);
+    ``idle=True`` also waits until the network has been idle for 500 ms, so that
+    what the page fetches later (the search index, sitemaps) is in ``failed`` and
+    ``remote_requests`` too. ``Visit(browser, url, wait=False)`` only starts
+    loading it (call ``wait()``), so that several pages can load at once; ``light_search=True`` gives the page
     its search index without entries (see ``_index_without_entries``). Other
     keywords, e.g. ``viewport={"width": 390, "height": 844}``, go to
     ``browser.new_page``.
     """
 
-    def __init__(self, browser, url, wait=True, light_search=False, **page_options):
-        self.url = url
+    def __init__(self, browser, url, wait=True, light_search=False, idle=False, **page_options):
+        self.url, self.idle = url, idle
         self.console_errors, self.remote_requests, self.failed = [], [], []
         self.page = browser.new_page(**page_options)
         if light_search:
@@ -87,7 +92,10 @@ class Visit:
 
     def wait(self):
         self.page.wait_for_load_state("load")
-        self.page.wait_for_load_state("networkidle")
+        if self.idle:
+            self.page.wait_for_load_state("networkidle")
+        else:
+            self.page.evaluate(TWO_FRAMES)
         return self
 
     def _on_request(self, request):
@@ -131,7 +139,7 @@ def crawl_site(browser, base_url):
             url = queue.popleft()
             if url not in seen:
                 seen.add(url)
-                batch.append(Visit(browser, url, wait=False, light_search=True))
+                batch.append(Visit(browser, url, wait=False, light_search=True, idle=True))
         for visit in batch:
             facts = visit.wait().facts()
             results[visit.url] = (visit, facts)

@@ -145,7 +145,7 @@ def deployed_url(dry_run, tmp_path_factory):
 
 @pytest.mark.parametrize("page", ["attention/", "zh/attention/"])
 def test_the_version_selector_lists_both_versions_in_both_languages(deployed_url, browser, page):
-    visit = Visit(browser, f"{deployed_url}{SERIES}/{page}")
+    visit = Visit(browser, f"{deployed_url}{SERIES}/{page}", idle=True)  # what it fetches later is checked
     try:
         selector = visit.page.locator(".md-version")
         selector.wait_for(state="attached", timeout=15000)

@@ -371,6 +371,7 @@ def test_the_playground_shows_the_model_and_its_check(browser, base_url):
     visit = playground(browser, base_url)
     try:
         page = visit.page
+        page.wait_for_load_state("networkidle")  # what the page fetches later is checked below
         assert "after “aabaa” comes b (p = 1)" in page.inner_text(".handtf-prediction")
         assert page.inner_text(".handtf-completion") == handtf.complete("aabaa")
         result = handtf.verify(MAX_LEN)
