@@ -2,6 +2,7 @@
 issue it works around; when that issue is fixed in a pinned version, the job goes.
 
 Maths is not here: pymdownx.arithmatex keeps the TeX and the site's own KaTeX typesets it.
+Nor are Chinese line breaks: handtf_site.cjk_lines, a Markdown extension, joins them.
 """
 
 import html
@@ -13,8 +14,6 @@ from pathlib import Path
 import jinja2
 import mkdocs.plugins
 import mkdocs.utils
-from markdown.extensions import Extension
-from markdown.treeprocessors import Treeprocessor
 
 # 1. Notebook pages. MkDocs counts only Markdown files as pages and has no setting for
 # more (mkdocs #930, closed as out of scope): .ipynb is added to its list, and each
@@ -94,43 +93,7 @@ def on_page_read_source(page, config):
     return None
 
 
-# 2. Python-Markdown #992 (its maintainers suggest a treeprocessor), w3c/csswg-drafts
-# #5086: browsers other than Firefox show a line break between Chinese characters as
-# a space. Joined in the Markdown tree, so code is never touched.
-_CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"  # CJK punctuation, ideographs, full-width forms
-_CJK_LINE_BREAK = re.compile(rf"(?<=[{_CJK}])[ \t]*\n[ \t]*(?=[{_CJK}])")
-
-
-def join_cjk_lines(text):
-    """``text`` without the line breaks between two Chinese characters.
-
-    >>> join_cjk_lines("注意力\\n权重，\\nand English\\nstays")
-    '注意力权重，\\nand English\\nstays'
-    """
-    return _CJK_LINE_BREAK.sub("", text)
-
-
-class _JoinCjkLines(Treeprocessor):
-    def run(self, element):
-        if element.tag in ("pre", "code") or "arithmatex" in element.get("class", ""):
-            return
-        element.text = element.text and join_cjk_lines(element.text)
-        for child in element:
-            self.run(child)
-            child.tail = child.tail and join_cjk_lines(child.tail)
-
-
-class JoinCjkLines(Extension):
-    def extendMarkdown(self, md):
-        md.treeprocessors.register(_JoinCjkLines(md), "join_cjk_lines", 1)  # after inline markup
-
-
-def on_config(config):
-    if not any(isinstance(extension, JoinCjkLines) for extension in config.markdown_extensions):
-        config.markdown_extensions.append(JoinCjkLines())  # once, though i18n runs this per language
-
-
-# 3. mkdocs-static-i18n #271: Material reads one search index, at the site root, so
+# 2. mkdocs-static-i18n #271: Material reads one search index, at the site root, so
 # every search answered in both languages; and it fetches sitemap.xml below each
 # <link rel="alternate">, which i18n points at the translated page itself, so every
 # page load asked for files that do not exist (the header's language switcher
@@ -178,7 +141,7 @@ def _split_search_index(merged_path, home, locale):
     merged_path.write_text(json.dumps(merged, ensure_ascii=False), encoding="utf-8")
 
 
-# 4. mkdocs #3202 (closed, not merged): MkDocs makes a new Jinja environment for every
+# 3. mkdocs #3202 (closed, not merged): MkDocs makes a new Jinja environment for every
 # build, every language and every reload of `mkdocs serve`, and each compiled Material's
 # templates again (about a tenth of the build); mkdocstrings too makes a new one for
 # each build and language (its handlers are torn down after each). Jinja's own
