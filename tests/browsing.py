@@ -72,7 +72,8 @@ class Visit:
     loading it (call ``wait()``), so that several pages can load at once; ``light_search=True`` gives the page
     its search index without entries (see ``_index_without_entries``). Other
     keywords, e.g. ``viewport={"width": 390, "height": 844}``, go to
-    ``browser.new_page``.
+    ``browser.new_page``, which opens the page in a context of its own; ``browser``
+    may also be a browser context, whose pages share its cache and storage.
     """
 
     def __init__(self, browser, url, wait=True, light_search=False, idle=False, **page_options):
@@ -131,7 +132,8 @@ def is_page(url, base_url):
 
 
 def crawl_site(browser, base_url):
-    """Visit every page reachable from the two home pages, a few at a time: {url: (visit, facts)}."""
+    """Visit every page reachable from the two home pages, a few at a time: {url: (visit, facts)}.
+    ``browser`` is a browser or a browser context (see ``Visit``)."""
     seen, queue, results = set(), deque([base_url, base_url + "zh/"]), {}
     while queue:
         batch = []
