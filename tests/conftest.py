@@ -124,6 +124,9 @@ _BUILD = _SiteBuild()
 background.BUILD = _BUILD
 
 
+_JOBS = []  # the background jobs the selected tests need
+
+
 def _needs_site(item):
     return "built_site" in getattr(item, "fixturenames", ())
 
@@ -185,11 +188,12 @@ def pytest_collection_modifyitems(session, config, items):
     that need them last: first those of the site, then those of a job, when they are done.
     Under pytest-xdist a worker lists the units of work for the controller, and the worker
     that runs ``site`` starts the jobs with its first test."""
+    _JOBS[:] = {job for item in items for job in _jobs_of(item)}
     if not config.option.collectonly:
         if any(map(_needs_site, items)):
             _BUILD.start()
         if not _BUILD.shared:
-            for job in {job for item in items for job in _jobs_of(item)}:
+            for job in _JOBS:
                 job.start()
     items.sort(key=lambda item: (bool(_jobs_of(item)), _needs_site(item)))  # stable within each group
     if _BUILD.shared:
@@ -201,7 +205,7 @@ def pytest_collection_modifyitems(session, config, items):
 
 def pytest_runtest_setup(item):
     if _BUILD.shared and _unit_of(item) == "site":
-        for job in {job for other in item.session.items for job in _jobs_of(other)}:
+        for job in _JOBS:
             job.start()  # once: a started job ignores this
 
 
