@@ -69,8 +69,9 @@ class Visit:
     ``idle=True`` also waits until the network has been idle for 500 ms, so that
     what the page fetches later (the search index, sitemaps) is in ``failed`` and
     ``remote_requests`` too. ``Visit(browser, url, wait=False)`` only starts
-    loading it (call ``wait()``), so that several pages can load at once; ``light_search=True`` gives the page
-    its search index without entries (see ``_index_without_entries``). Other
+    loading it (call ``wait()``), so that several pages can load at once;
+    ``light_search=True`` gives the page its search index without entries (see
+    ``_index_without_entries``). Other
     keywords, e.g. ``viewport={"width": 390, "height": 844}``, go to
     ``browser.new_page``, which opens the page in a context of its own; ``browser``
     may also be a browser context, whose pages share its cache and storage.
