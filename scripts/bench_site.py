@@ -12,7 +12,9 @@ In one run this times
 
 Timings depend on the machine's load, so the load average is printed with
 them, and each command's CPU time (its own and its children's) next to its
-wall-clock time. ``--skip-reload`` and ``--skip-tests`` leave out steps 3 and 4;
+wall-clock time; with the suite, also how busy all the cores were meanwhile (Chromium
+is not a child of the suite), and so the shortest time that much work can take on
+them. ``--skip-reload`` and ``--skip-tests`` leave out steps 3 and 4;
 ``--repeat N`` times each build and the reload N times and keeps the fastest.
 """
 
@@ -170,6 +172,13 @@ def process_cpu(pid):
     return times.user + times.system
 
 
+def machine_busy():
+    """CPU seconds all cores have spent working since boot: every process's, Chromium's
+    included (the suite's Chromium is no child of the suite, so its time is not in ``timed``'s)."""
+    times = psutil.cpu_times()
+    return times.user + times.nice + times.system + times.irq + times.softirq
+
+
 def chromium():
     path = shutil.which("chromium") or shutil.which("chromium-browser")
     if not path:
@@ -200,8 +209,15 @@ def main(argv=None):
         if not args.skip_reload:
             print(f"edit -> reloaded page:        {reload_time(ROOT, scratch, args.repeat)}   (goal: at most 5 s wall)", flush=True)
     if not args.skip_tests:
+        busy = machine_busy()
         suite = timed([sys.executable, "-m", "pytest", "-q"], ROOT, timeout=WAIT * 12)
+        busy, cores = machine_busy() - busy, os.cpu_count()
         print(f"test suite (python -m pytest): {suite}   (goal: at most 90 s wall)", flush=True)
+        print(
+            f"  meanwhile the {cores} cores worked {busy:.0f} CPU-s, {busy / (cores * suite.wall):.0%} of the time they had:"
+            f" this much work takes at least {busy / cores:.0f} s on them",
+            flush=True,
+        )
     print(f"after:  {load()}")
 
 
