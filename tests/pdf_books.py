@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SHOWN_TEXT = re.compile(rb"<([0-9A-Fa-f]*)>\s*Tj")  # Chromium's only way of showing text (checked below)
+TEXT = re.compile(rb"/([^\s/<>\[\]()]+)\s+[-\d.]+\s+Tf|<([0-9A-Fa-f]*)>\s*Tj")  # a font chosen, or text shown
 
 
 def page_texts(pdf):
@@ -25,32 +25,59 @@ def page_texts(pdf):
     return printed.stdout.decode("utf-8").split("\f")[:-1]  # each page ends with a form feed
 
 
-def glyph_zero(content):
+def glyph_zero(content, two_byte):
     r"""How many characters a page's ``content`` stream draws as glyph 0, ``.notdef``: Chromium's
     drawing of a character no font has. Text extraction cannot tell: the page names the character
-    it meant (an ``/ActualText``), and pdftotext prints that. Chromium embeds every font as a Type0
-    font with two-byte glyph ids and shows text only with ``<hex> Tj``; a page that shows text any
-    other way is an error here, not a page without missing glyphs.
+    it meant (an ``/ActualText``), and pdftotext prints that. Chromium draws such a character in
+    one of the page's fonts with two-byte glyph ids (``two_byte``, their names; the others are
+    Type3 fonts of its own, with a one-byte code for each shape they hold), and it shows text only
+    with ``<hex> Tj``: a page that shows text any other way is an error here, not a page without
+    missing glyphs.
 
-    >>> glyph_zero(b"<0052004E0003> Tj\n<0000> Tj\n<00000001> Tj")
+    >>> glyph_zero(b"/F4 16 Tf\n<0052004E0003> Tj\n<0000> Tj\n<00000001> Tj\n/F9 16 Tf\n<0000> Tj", {"F4"})
     2
-    >>> glyph_zero(b"<00520000> Tj\n(ok) Tj")
+    >>> glyph_zero(b"/F4 16 Tf\n<00520000> Tj\n(ok) Tj", {"F4"})
     Traceback (most recent call last):
     ValueError: the page shows text other than by <hex> Tj (2 text operators, 1 <hex> Tj): glyph_zero cannot read it
     """
-    shown = SHOWN_TEXT.findall(content)
+    font, shown, zeros = None, 0, 0
+    for name, ids in TEXT.findall(content):
+        if name:
+            font = name.decode()
+        else:
+            shown += 1
+            if font in two_byte:
+                zeros += sum(ids[i : i + 4] == b"0000" for i in range(0, len(ids), 4))
     operators = len(re.findall(rb"\bTj\b|\bTJ\b|['\"]\s*$", content, re.MULTILINE))
-    if len(shown) != operators:
+    if shown != operators:
         raise ValueError(
-            f"the page shows text other than by <hex> Tj ({operators} text operators, {len(shown)} <hex> Tj): glyph_zero cannot read it"
+            f"the page shows text other than by <hex> Tj ({operators} text operators, {shown} <hex> Tj): glyph_zero cannot read it"
         )
-    return sum(ids[i : i + 4] == b"0000" for ids in shown for i in range(0, len(ids), 4))
+    return zeros
 
 
-def content_of(page):
-    """A pypdf page's content stream, decoded."""
-    content = page.get_contents()
-    return content.get_data() if content is not None else b""
+def page_glyph_zero(page, seen=None):
+    """``glyph_zero`` of a pypdf page, with the forms it draws (a figure's text is in one).
+    Every font Chromium embeds is a Type0 font with two-byte glyph ids (Identity-H) or a
+    Type3 font; any other is an error here."""
+    seen = set() if seen is None else seen
+    resources = page["/Resources"].get_object() if "/Resources" in page else {}
+    two_byte = set()
+    for name, reference in resources.get("/Font", {}).items():
+        font = reference.get_object()
+        kind = (font.get("/Subtype"), font.get("/Encoding") if font.get("/Subtype") == "/Type0" else None)
+        if kind not in (("/Type0", "/Identity-H"), ("/Type3", None)):
+            raise ValueError(f"font {name} is {kind[0]} with encoding {font.get('/Encoding')}: glyph_zero cannot read it")
+        if kind[0] == "/Type0":
+            two_byte.add(name.lstrip("/"))
+    content = page.get_contents() if hasattr(page, "get_contents") else page
+    zeros = glyph_zero(content.get_data() if content is not None else b"", two_byte)
+    for reference in resources.get("/XObject", {}).values():
+        form = reference.get_object()
+        if form.get("/Subtype") == "/Form" and reference.idnum not in seen:
+            seen.add(reference.idnum)
+            zeros += page_glyph_zero(form, seen)
+    return zeros
 
 
 def main(site, out):
@@ -59,7 +86,7 @@ def main(site, out):
     from pypdf import PdfReader
 
     for language, pdf in build_pdf.build(Path(site), Path(out)).items():
-        pages = [{"text": text, "glyph_zero": glyph_zero(content_of(page))} for text, page in zip(page_texts(pdf), PdfReader(pdf).pages, strict=True)]
+        pages = [{"text": text, "glyph_zero": page_glyph_zero(page)} for text, page in zip(page_texts(pdf), PdfReader(pdf).pages, strict=True)]
         pdf.with_suffix(".json").write_text(json.dumps(pages, ensure_ascii=False), encoding="utf-8")
 
 

@@ -11,13 +11,14 @@ import re
 import shutil
 import sys
 from html import unescape
+from urllib.parse import quote
 
 import pytest
 
 import handtf
 from background import Job
 from pages import DOCS, LANGUAGES, ROOT, pages
-from pdf_books import content_of, glyph_zero, page_texts
+from pdf_books import page_glyph_zero, page_texts
 
 MAX_BYTES = 40 * 2**20  # the figures are vectors and the fonts subsets: far below this
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -168,20 +169,22 @@ def fonts_of(reader):
 
 def test_a_missing_glyph_is_counted_as_glyph_zero(browser, tmp_path):
     """What the next test relies on: Chromium draws a character no font has as glyph 0, and
-    ``glyph_zero`` counts each. (Adlam letters: in none of the fonts CI installs.)"""
+    ``page_glyph_zero`` counts each, in the page's text and in a figure's. (Adlam letters: in
+    none of the fonts CI installs.)"""
     from pypdf import PdfReader
 
     need_pdftotext()
+    figure = '<svg xmlns="http://www.w3.org/2000/svg" width="200" height="40"><text y="30">ok \U0001E902\U0001E903\U0001E904</text></svg>'
     page = browser.new_page()
     try:
-        page.set_content("<p>ok 注意力 \U0001E900\U0001E901</p>")
+        page.set_content(f'<p>ok 注意力 \U0001E900\U0001E901</p><img src="data:image/svg+xml,{quote(figure)}">')
         page.pdf(path=str(tmp_path / "missing.pdf"))
         page.set_content("<p>ok 注意力</p>")
         page.pdf(path=str(tmp_path / "drawn.pdf"))
     finally:
         page.close()
-    counts = [glyph_zero(content_of(PdfReader(tmp_path / name).pages[0])) for name in ("missing.pdf", "drawn.pdf")]
-    assert counts == [2, 0], counts
+    counts = [page_glyph_zero(PdfReader(tmp_path / name).pages[0]) for name in ("missing.pdf", "drawn.pdf")]
+    assert counts == [5, 0], counts
     assert "注意力" in page_texts(tmp_path / "drawn.pdf")[0]
 
 
