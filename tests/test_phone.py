@@ -17,7 +17,7 @@ import pytest
 
 PHONE, DESKTOP = {"width": 390, "height": 844}, {"width": 1280, "height": 720}
 BLOCKS = """.md-typeset pre > code, .md-typeset .md-typeset__scrollwrap, .md-typeset div.arithmatex,
-    .md-typeset .handtf-scroll, .md-typeset .handtf-plot, .md-typeset p"""  # what may scroll sideways
+    .md-typeset .handtf-scroll, .md-typeset .handtf-plot, .md-typeset p"""  # what may scroll sideways (p: a figure's)
 
 PHONE_FACTS = """blocks => {
     const article = document.querySelector('.md-content article') || document.querySelector('.md-content');
@@ -30,7 +30,8 @@ PHONE_FACTS = """blocks => {
     const closed = [...article.querySelectorAll('details:not([open])')];
     closed.forEach(d => { d.open = true; });  // the collapsed blocks too
     const scrolling = [...article.querySelectorAll(blocks)]
-        .filter(e => e.offsetParent && e.scrollWidth > e.clientWidth + 1)
+        .filter(e => e.offsetParent && ['auto', 'scroll'].includes(getComputedStyle(e).overflowX)
+                     && e.scrollWidth > e.clientWidth + 1)  // a scroll container with more to show
         .map(e => {
             const s = getComputedStyle(e);
             return {what: e.tagName + '.' + (e.className || ''), first: e.textContent.trim().slice(0, 40),
