@@ -3,9 +3,11 @@ than the text column, and every block that still scrolls sideways shows that it 
 
 Each check fails when its defect is put back:
 
-- figures: a figure over 5.3 in without its phone variant (``handtf_site.figures``
-  removed from mkdocs.yml: 56 placements, e.g. ``c-attn.svg`` at 544 px in the 358 px
-  column), or extra.css's rules that pick the variant and shrink a figure to the column;
+- figures: a figure over 5.3 in without its phone variant, which then is either wider
+  than the column (extra.css's rules that pick the variant and shrink a figure to the
+  column removed: 56 placements, e.g. ``c-attn.svg`` at 544 px in the 358 px column)
+  or squeezed into it with text under 8 px (``handtf_site.figures`` removed from
+  mkdocs.yml: ``c-attn.svg`` at 5.5 px);
 - scrolling: the shadow layers removed from extra.css (every listing that scrolls at
   390 px lacks its cue).
 
@@ -13,8 +15,16 @@ The counts are printed (``pytest -s``). The notebook's plot, a matplotlib PNG th
 mkdocs-jupyter inlines, is the one figure not redrawn for phones: it scrolls, with the cue.
 """
 
+import sys
+
 import pytest
 
+from pages import ROOT
+
+sys.path.insert(0, str(ROOT / "scripts"))
+from figures.common import MIN_FONT_PT  # noqa: E402  (the smallest text any figure may have)
+
+MIN_TEXT_PX = 8  # a figure's smallest text at 390 px, as tests/test_reader.py asks
 PHONE, DESKTOP = {"width": 390, "height": 844}, {"width": 1280, "height": 720}
 BLOCKS = """.md-typeset pre > code, .md-typeset .md-typeset__scrollwrap, .md-typeset div.arithmatex,
     .md-typeset .handtf-scroll, .md-typeset .handtf-plot, .md-typeset p"""  # what may scroll sideways (p: a figure's)
@@ -26,7 +36,7 @@ PHONE_FACTS = """blocks => {
     const figures = [...article.querySelectorAll('img, svg, figure')]
         .filter(e => e.getBoundingClientRect().width > 0 && !e.closest('button, .md-clipboard, .headerlink, .twemoji'))
         .map(e => ({src: (e.getAttribute('src') || e.tagName).slice(-60), width: e.getBoundingClientRect().width,
-                    notebook: !!e.closest('.handtf-plot')}));
+                    natural: e.naturalWidth || 0, notebook: !!e.closest('.handtf-plot')}));
     const closed = [...article.querySelectorAll('details:not([open])')];
     closed.forEach(d => { d.open = true; });  // the collapsed blocks too
     const scrolling = [...article.querySelectorAll(blocks)]
@@ -57,17 +67,21 @@ def phone_view(crawl):
 
 
 def test_no_figure_is_wider_than_the_column_at_390(phone_view, base_url):
+    """Wider than the column, or squeezed into it so that its text is under 8 px: both hide it."""
     wide, shown, notebook = [], 0, 0
     for url, facts in phone_view.items():
         for figure in facts["figures"]:
             shown += 1
+            text = MIN_FONT_PT * 4 / 3 * figure["width"] / figure["natural"] if "assets/figures/" in figure["src"] else None
             if figure["width"] > facts["column"] + 0.5:
                 if figure["notebook"]:
                     notebook += 1
                 else:
                     wide.append(f"{url}: {figure['src']} is {figure['width']:.0f} px in the {facts['column']:.0f} px column")
+            elif text is not None and text < MIN_TEXT_PX - 1e-6:
+                wide.append(f"{url}: {figure['src']} is squeezed into the column: its smallest text is {text:.1f} px")
     languages = {url.startswith(base_url + "zh/") for url in phone_view}
-    print(f"\n390 px: {shown} figures shown on {len(phone_view)} pages, {len(wide)} wider than the column "
+    print(f"\n390 px: {shown} figures shown on {len(phone_view)} pages, {len(wide)} wider than the column or squeezed into it "
           f"(+ {notebook} notebook plots, which scroll)")
     assert languages == {True, False} and shown > 100, (languages, shown)
     assert not wide, "\n".join(wide)
