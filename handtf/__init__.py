@@ -15,8 +15,8 @@ blocks, which the hand-made model shares, are one module per idea:
 ``activations``, ``layers``, ``attend`` (the package's one ``attention``),
 ``masks``, ``positions``, ``loss``, ``decoding`` and ``seq2seq``. Every public
 function checks its arguments at the boundary (``checks``), so the functions
-themselves are only the math; ``recording`` lets a caller keep what the
-forward pass computes. Each forward function that training needs has its
+themselves are only the math; ``recording`` keeps what the forward pass
+computes from outside it, by the names its code gives it. Each forward function that training needs has its
 backward function right below it (``softmax_backward``, ``linear_backward``,
 ``attention_backward``, ...); ``gpt_grads``, ``training`` and
 ``seq2seq_training`` put them together.

@@ -22,9 +22,7 @@ from .checks import (
     check_vector,
     checked,
     dense_width,
-    without_record,
 )
-from .recording import ignore
 
 
 @checked
@@ -117,7 +115,7 @@ def layer_norm_backward(dout, x, g, b, eps=1e-5):
 @checked
 # --8<-- [start:ffn]
 # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
-def ffn(x, c_fc, c_proj, activation=gelu, record=ignore):
+def ffn(x, c_fc, c_proj, activation=gelu):
     """The position-wise feed-forward network: widen, apply ``activation``,
     project back.
 
@@ -136,7 +134,6 @@ def ffn(x, c_fc, c_proj, activation=gelu, record=ignore):
     # [..., n_seq, n_embd] -> [..., n_seq, n_hidden]
     pre_activation = linear(x, **c_fc)
     hidden = activation(pre_activation)  # [..., n_seq, n_hidden]
-    record(pre_activation=pre_activation, hidden=hidden)
     # [..., n_seq, n_hidden] -> [..., n_seq, n_embd]
     return linear(hidden, **c_proj)
 # --8<-- [end:ffn]
@@ -189,7 +186,7 @@ def check_layer_norm(x, g, b, eps):
     return {"x": x, "g": g, "b": b, "eps": eps}
 
 
-def check_ffn(x, c_fc, c_proj, activation, record):
+def check_ffn(x, c_fc, c_proj, activation):
     x = check_array("x", x, min_ndim=1, shape="[..., n_seq, n_embd]")
     n_embd, n_hidden = x.shape[-1], dense_width("c_fc", c_fc)
     return {
@@ -197,7 +194,6 @@ def check_ffn(x, c_fc, c_proj, activation, record):
         "c_fc": check_dense("c_fc", c_fc, n_embd, n_hidden),  # w: [n_embd, n_hidden], usually n_hidden = 4 * n_embd
         "c_proj": check_dense("c_proj", c_proj, n_hidden, n_embd),  # w: [n_hidden, n_embd], back to the input's width
         "activation": check_callable("activation", activation),
-        "record": check_callable("record", record),
     }
 
 
@@ -217,5 +213,5 @@ def check_layer_norm_backward(dout, x, g, b, eps):
 def check_ffn_backward(dout, x, c_fc, c_proj, activation):
     if activation not in ACTIVATION_BACKWARD:
         raise ValueError(f"activation must be handtf.gelu or handtf.relu (they have a backward function), got {activation!r}")
-    args = without_record(check_ffn(x, c_fc, c_proj, activation, record=ignore)) | {"activation": activation}
+    args = check_ffn(x, c_fc, c_proj, activation) | {"activation": activation}
     return args | {"dout": check_dout(dout, args["x"].shape)}
