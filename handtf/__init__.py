@@ -59,10 +59,10 @@ from .attend import (
     multi_head_attention_backward,
     split_heads,
 )
-from .layers import ffn, ffn_backward, layer_norm, layer_norm_backward, linear, linear_backward
+from .layers import embedding_backward, ffn, ffn_backward, layer_norm, layer_norm_backward, linear, linear_backward
 from .loss import cross_entropy, cross_entropy_backward, smoothed_targets, soft_cross_entropy
 from .masks import causal_mask, padding_mask
-from .picogpt import embedding_backward, gpt2, gpt2_block
+from .picogpt import gpt2, gpt2_block
 from .model import causal_self_attention, gpt, transformer_block
 from .positions import position_shift_matrix, positional_encoding, rope
 from .recording import Recorder

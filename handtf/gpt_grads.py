@@ -12,9 +12,9 @@ model's layout (a block with ``attn`` only) it takes GPT-2's full block (``ln_1`
 import numpy as np
 
 from .checks import check_ids, check_n_head, check_real, check_tree, checked
-from .layers import layer_norm, layer_norm_backward
 from .loss import cross_entropy_backward, smoothed_targets, soft_cross_entropy
-from .picogpt import embedding_backward, gpt2_block, gpt2_block_backward
+from .layers import embedding_backward, layer_norm, layer_norm_backward
+from .picogpt import gpt2_block, gpt2_block_backward
 
 
 @checked

@@ -10,10 +10,11 @@ is the package's one GPT-2 block: ``gpt2``, ``loss_and_grads`` and ``train``
 run it, and the hand-made model's ``gpt`` is its special case (one head,
 ``attn`` only; a test holds them equal).
 
-``gpt2_block_backward`` sits below ``gpt2_block``, and ``embedding_backward``,
-below ``gpt2``, is the backward of its first line, the lookup ``wte[inputs]``;
-the other backward functions sit below their forward functions in
-``activations``, ``layers``, ``attend`` and ``loss``.
+``gpt2_block_backward`` sits below ``gpt2_block``; the backward of ``gpt2``'s
+first line, the lookup ``wte[inputs]``, is ``embedding_backward`` with the
+layers (:mod:`handtf.layers`), and the other backward functions sit below
+their forward functions in ``activations``, ``layers``, ``attend`` and
+``loss``.
 """
 
 import numpy as np
@@ -26,11 +27,10 @@ from .checks import (
     check_ids,
     check_keys,
     check_n_head,
-    check_positive_int,
     check_vector,
     checked,
 )
-from .layers import ffn, ffn_backward, layer_norm, layer_norm_backward
+from .layers import embedding_backward, ffn, ffn_backward, layer_norm, layer_norm_backward  # noqa: F401
 
 
 @checked
@@ -92,28 +92,6 @@ def gpt2(inputs, wte, wpe, blocks, n_head, ln_f=None):
     # [..., n_seq, n_embd] -> [..., n_seq, n_vocab]
     return x @ wte.swapaxes(-1, -2)
 # --8<-- [end:gpt2]
-
-
-@checked
-# --8<-- [start:embedding_backward]
-# [..., n_seq, n_embd], [..., n_seq], n_vocab -> [n_vocab, n_embd]
-def embedding_backward(dout, tokens, n_vocab):
-    """``wte[tokens]`` backwards: each row of ``dout`` is added to the row of
-    its token.
-
-    A token that occurs twice collects both gradients (``np.add.at`` adds
-    repeated indices; ``dwte[tokens] += dout`` would keep only one).
-
-    >>> dout = np.array([[1.0], [2.0], [4.0]])
-    >>> embedding_backward(dout, np.array([0, 1, 0]), n_vocab=2)
-    array([[5.],
-           [2.]])
-    """
-    # [n_vocab, n_embd]
-    dwte = np.zeros((n_vocab, dout.shape[-1]), dtype=dout.dtype)
-    np.add.at(dwte, tokens.reshape(-1), dout.reshape(-1, dout.shape[-1]))
-    return dwte
-# --8<-- [end:embedding_backward]
 
 
 # The boundary (see handtf.checks): what each function above accepts.
@@ -184,11 +162,3 @@ def check_gpt2(inputs, wte, wpe, blocks, n_head, ln_f):
         "n_head": check_n_head(n_head, n_embd, name="n_embd"),
         "ln_f": None if ln_f is None else check_layer_norm_params("ln_f", ln_f, n_embd),
     }
-
-
-def check_embedding_backward(dout, tokens, n_vocab):
-    n_vocab = check_positive_int("n_vocab", n_vocab)
-    tokens = check_ids("tokens", tokens, n_vocab)
-    dout = check_array("dout", dout, min_ndim=tokens.ndim + 1)
-    check_dout(dout, tokens.shape + dout.shape[-1:])
-    return {"dout": dout, "tokens": tokens, "n_vocab": n_vocab}

@@ -2,7 +2,7 @@
 
 The forward functions (``gpt``, ``attention`` ...) are only the math: they
 record nothing. A :class:`Recorder` follows the functions it is given while
-its ``with`` block runs (Python's own tracing hook, :func:`sys.settrace`) and
+its ``with`` block runs (Python's own tracing hook, ``sys.settrace``) and
 keeps every value each of their variables takes, in order: the arguments as a
 call starts, then each new value after a line assigns one. That is how
 :func:`handtf.trace` shows the model's own matrices, under the names the code

@@ -25,10 +25,9 @@ import numpy as np
 from .activations import relu
 from .attend import multi_head_attention, multi_head_attention_backward
 from .checks import check_callable, check_dout, check_int, check_int_range, check_positive_int, check_real, checked
-from .layers import ffn, ffn_backward, layer_norm, layer_norm_backward
+from .layers import embedding_backward, ffn, ffn_backward, layer_norm, layer_norm_backward
 from .loss import cross_entropy_backward, smoothed_targets, soft_cross_entropy
 from .masks import causal_mask
-from .picogpt import embedding_backward
 from .seq2seq import (
     RESIDUALS,
     Config,
@@ -124,6 +123,7 @@ def post_norm_backward(dout, x, sublayer, ln, keep=1.0):
     dh, grads = backward(dsum * keep, x)
     # the residual path plus the sublayer's path
     return dsum + dh, grads, g_ln
+# --8<-- [end:residual]
 
 
 @checked
@@ -134,7 +134,6 @@ def pre_norm_backward(dout, x, sublayer, ln, keep=1.0):
     dh, grads = backward(dout * keep, layer_norm(x, **ln))
     dx, g_ln = layer_norm_backward(dh, x, **ln)
     return dout + dx, grads, g_ln
-# --8<-- [end:residual]
 
 
 BACKWARD = {post_norm: post_norm_backward, pre_norm: pre_norm_backward}
