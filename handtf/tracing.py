@@ -100,37 +100,30 @@ class PatternTrace:
 # values: 0 the first, -1 the last). Most fields are named as the code names
 # them; ``embedding`` is gpt's ``x`` before the blocks, ``residual`` the
 # block's ``x`` after its residual sums.
+ATTENTION_STEPS = {  # the same in both passes: the one attention
+    "scores": (attention_weights, "scores", 0),
+    "scaled_scores": (attention_weights, "scaled_scores", 0),
+    "mask": (attention_weights, "mask", 0),
+    "masked_scores": (attention_weights, "masked_scores", 0),
+    "attention_weights": (attention_weights, "weights", 0),
+    "attention_output": (attention, "output", 0),
+}
 STEPS = {
     "token_embedding": (gpt, "token_embedding", 0),
     "position_embedding": (gpt, "position_embedding", 0),
     "embedding": (gpt, "x", 0),
-    "qkv": (causal_self_attention, "qkv", 0),
-    "q": (causal_self_attention, "q", 0),
-    "k": (causal_self_attention, "k", 0),
-    "v": (causal_self_attention, "v", 0),
-    "scores": (attention_weights, "scores", 0),
-    "scaled_scores": (attention_weights, "scaled_scores", 0),
-    "mask": (attention_weights, "mask", 0),
-    "masked_scores": (attention_weights, "masked_scores", 0),
-    "attention_weights": (attention_weights, "weights", 0),
-    "attention_output": (attention, "output", 0),
-    "projection": (causal_self_attention, "projection", 0),
+    **{name: (causal_self_attention, name, 0) for name in ("qkv", "q", "k", "v", "projection")},
+    **ATTENTION_STEPS,
     "residual": (transformer_block, "x", -1),
 }
 PATTERN_STEPS = {
     "embedding": (gpt2, "x", 0),
-    "scores": (attention_weights, "scores", 0),
-    "scaled_scores": (attention_weights, "scaled_scores", 0),
-    "mask": (attention_weights, "mask", 0),
-    "masked_scores": (attention_weights, "masked_scores", 0),
-    "attention_weights": (attention_weights, "weights", 0),
-    "attention_output": (attention, "output", 0),
+    **ATTENTION_STEPS,
     "attention_residual": (gpt2_block, "x", 1),
     "pre_activation": (ffn, "pre_activation", 0),
     "hidden": (ffn, "hidden", 0),
     "residual": (gpt2_block, "x", -1),
 }
-
 
 @checked
 # --8<-- [start:trace]
