@@ -61,10 +61,8 @@ def gpt(inputs, wte, wpe, blocks, record=ignore):
     for block in blocks:
         # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
         x = transformer_block(x, **block, record=record)
-    # --8<-- [start:gpt_logits]
     # [..., n_seq, n_embd] -> [..., n_seq, n_vocab]
     return x @ wte.swapaxes(-1, -2)
-    # --8<-- [end:gpt_logits]
 # --8<-- [end:gpt]
 
 
