@@ -76,7 +76,11 @@ MEASURE = """([WORD, CJK, ID]) => {
         hiddenCache.set(el, result);
         return result;
     };
-    let words = 0, chars = 0, lines = 0;
+    // The frame of the page (the "where you are" line above it, the citation below it) is
+    // counted apart too: the build counts only the page's own content.
+    const FRAME = '.handtf-where, .handtf-course';
+    const all = {words: 0, cjk: 0, code_lines: 0}, frame = {words: 0, cjk: 0, code_lines: 0};
+    const add = (el, key, n) => { all[key] += n; if (el.closest(FRAME)) frame[key] += n; };
     const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
     const range = document.createRange();
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
@@ -84,25 +88,31 @@ MEASURE = """([WORD, CJK, ID]) => {
         if (!parent || parent.closest('pre') || hidden(parent)) continue;
         range.selectNodeContents(node);
         if (![...range.getClientRects()].some(r => r.width > 0 && r.height > 0)) continue;
-        words += count(node.data, word);
-        chars += count(node.data, cjk);
+        add(parent, 'words', count(node.data, word));
+        add(parent, 'cjk', count(node.data, cjk));
     }
     for (const pre of article.querySelectorAll('pre')) {
         if (hidden(pre)) continue;
-        lines += pre.innerText.split('\\n').filter(line => line.trim()).length;
+        add(pre, 'code_lines', pre.innerText.split('\\n').filter(line => line.trim()).length);
     }
     const target = document.getElementById(ID);
     const screen = target ? Math.floor((target.getBoundingClientRect().top + window.scrollY) / window.innerHeight) + 1 : null;
-    return {words: words, cjk: chars, code_lines: lines, screen: screen};
+    const shown = article.querySelector('.handtf-where [data-minutes]');
+    return {...all, frame: frame, screen: screen, shown: shown ? Number(shown.dataset.minutes) : null};
 }"""
 
 
 def measure(page, element_id=CENTRAL_IDEA[1]):
-    """Counts of the page open in a Playwright ``page``: words, cjk, code_lines, minutes, and
-    the screen where ``element_id`` starts (None if the page has no such element)."""
+    """Counts of the page open in a Playwright ``page``: words, cjk, code_lines, minutes; the
+    screen where ``element_id`` starts (None if the page has no such element); and ``frame``,
+    the part of those counts in the page's frame (the "where you are" line and the citation
+    block, which the template adds around the page's content: included in the totals); and
+    ``shown``, the reading time the page shows at its top (None if it shows none)."""
     page.evaluate(TWO_FRAMES)
     counts = page.evaluate(MEASURE, [WORD, CJK, element_id])
     counts["minutes"] = minutes(counts["words"], counts["cjk"], counts["code_lines"])
+    frame = counts["frame"]
+    frame["minutes"] = minutes(frame["words"], frame["cjk"], frame["code_lines"])
     return counts
 
 
@@ -129,7 +139,9 @@ def report(results):
         for name, c in pages.items():
             out.append(f"    {name:<16}{c['words']:>7}{c['cjk']:>7}{c['code_lines']:>12}{c['minutes']:>9.1f}")
         total = sum(c["minutes"] for c in pages.values())
+        frame = sum(c["frame"]["minutes"] for c in pages.values())
         out.append(f"    {'total':<16}{'':>26}{total:>9.1f}")
+        out.append(f"    (of which the frame, the step line and the citation block: {frame:.1f})")
         name = CENTRAL_IDEA[0]
         if name in pages:
             screen = pages[name]["screen"]

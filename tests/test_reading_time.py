@@ -6,6 +6,8 @@ runs on the built main line in both languages, and each main-line page's shown
 reading time must agree with it within a minute.
 """
 
+import posixpath
+import re
 import sys
 from pathlib import Path
 
@@ -116,3 +118,37 @@ def test_the_main_line_meets_its_targets(measured):
         screen = pages["attention.md"]["screen"]
         assert screen is not None, f"{language}: the attention page has no #central-idea"
         assert screen <= MAX_SCREEN, f"{language}: #central-idea starts on screen {screen}"
+
+
+def test_each_main_line_page_shows_its_reading_time_within_a_minute_of_chromium(measured):
+    """The build counts a page's own content; Chromium counts what shows, frame and all.
+    Without the frame (the step line and the citation block) the two agree within a minute."""
+    for language, pages in measured.items():
+        for name, counts in pages.items():
+            assert counts["shown"] is not None, f"{language} {name}: no reading time at the top"
+            content = counts["minutes"] - counts["frame"]["minutes"]
+            assert abs(counts["shown"] - content) <= 1, (language, name, counts["shown"], content)
+
+
+def test_each_main_line_page_says_where_the_reader_is(built_site):
+    """Step i of n at the top of each step, with links to the steps before and after it;
+    the home page starts the line. Both languages, from mkdocs.yml's extra.mainline."""
+    names = reading_time.mainline()
+    for language in reading_time.LANGUAGES:
+        for step, name in enumerate(names):
+            path = reading_time.page_path(name, language)
+            html = (built_site / path / "index.html").read_text(encoding="utf-8")
+            where = html[html.index('<nav class="handtf-where"') :]
+            where = where[: where.index("</nav>")]
+            if step:
+                label = f"Step {step} of {len(names) - 1}" if language == "en" else f"主线第 {step} 步，共 {len(names) - 1} 步"
+                assert label in where, (language, name, where)
+            links = dict((rel, href) for href, rel in re.findall(r'<a href="([^"]*)" rel="(prev|next)"', where))
+            here = "/" + path
+            resolved = {rel: posixpath.normpath(posixpath.join(here, href)) for rel, href in links.items()}
+            expected = {}
+            if step:
+                expected["prev"] = posixpath.normpath("/" + reading_time.page_path(names[step - 1], language))
+            if step + 1 < len(names):
+                expected["next"] = posixpath.normpath("/" + reading_time.page_path(names[step + 1], language))
+            assert resolved == expected, (language, name, links)
