@@ -152,3 +152,22 @@ def test_each_main_line_page_says_where_the_reader_is(built_site):
             if step + 1 < len(names):
                 expected["next"] = posixpath.normpath("/" + reading_time.page_path(names[step + 1], language))
             assert resolved == expected, (language, name, links)
+
+
+def test_the_home_map_lists_the_steps_in_order_with_the_minutes_their_pages_show(built_site):
+    names = reading_time.mainline()
+    for language in reading_time.LANGUAGES:
+        home = (built_site / reading_time.page_path("index.md", language) / "index.html").read_text(encoding="utf-8")
+        start = home.index('<div class="handtf-map">')
+        card_list = home[start : home.index("</ol>", start)]
+        cards = card_list.split("<li>")[1:]
+        assert len(cards) == len(names) - 1, (language, len(cards))
+        for card, name in zip(cards, names[1:]):
+            href = re.search(r'<a href="([^"]+)"', card)[1]
+            here = "/" + reading_time.page_path("index.md", language)
+            assert posixpath.normpath(posixpath.join(here, href)) == posixpath.normpath(
+                "/" + reading_time.page_path(name, language)), (language, name, href)
+            minutes = re.search(rf'<span data-reading-time="{re.escape(name)}">(\d+) (?:min|分钟)</span>', card)
+            assert minutes, (language, name, card)
+            page = (built_site / reading_time.page_path(name, language) / "index.html").read_text(encoding="utf-8")
+            assert f'data-minutes="{minutes[1]}"' in page, (language, name, minutes[1])
