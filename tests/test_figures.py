@@ -136,6 +136,50 @@ def test_a_figure_with_small_text_or_faint_text_is_refused(render_figures):
             del FIGURES[name]
 
 
+def test_a_figure_too_wide_for_a_phone_needs_a_narrow_variant_that_fits(render_figures):
+    """Over 5.3 in (509 px), 9 pt text shrinks below 8 px in the 358 px column at 390 px."""
+    from figures import common
+    from figures.registry import FIGURES, PHONE
+
+    def wide(phone=None):
+        return common.Diagram(6.0, 1).fig  # too wide for a phone, without or with phone=...
+
+    def narrow_for_phones(phone=False):
+        return common.Diagram(5.0 if phone else 6.0, 1).fig
+
+    try:
+        FIGURES["wide"] = wide
+        with pytest.raises(ValueError, match="too wide for a phone"):
+            render_figures.render("wide")
+        PHONE.add("wide")
+        with pytest.raises(ValueError, match=r"en, phone\): 6.00 in wide, more than 5.3 in"):
+            render_figures.render("wide", phone=True)
+        FIGURES["wide"] = narrow_for_phones
+        assert render_figures.render("wide") != render_figures.render("wide", phone=True)
+        assert set(render_figures.files("wide")) == {"wide.svg", "wide.dark.svg", "wide.phone.svg", "wide.phone.dark.svg"}
+        with pytest.raises(ValueError, match="no phone variant"):
+            render_figures.render("wte", phone=True)
+    finally:
+        FIGURES.pop("wide", None)
+        PHONE.discard("wide")
+
+
+def test_restack_puts_panels_under_each_other_at_their_size(render_figures):
+    from figures import common
+
+    fig, axes = common.plt.subplots(1, 3, figsize=(8.4, 3.0), sharey=True)
+    sizes = [ax.get_position().transformed(fig.transFigure).size / fig.dpi for ax in axes]
+    common.restack(fig)
+    width, height = fig.get_size_inches()
+    assert width < 4 and height > 3 * 2.0, (width, height)
+    after = [ax.get_position().transformed(fig.transFigure).size / fig.dpi for ax in axes]
+    assert all(abs(a - b).max() < 1e-9 for a, b in zip(sizes, after)), "the panels keep their size in inches"
+    tops = [ax.get_position().y1 for ax in axes]
+    assert tops[0] > tops[1] > tops[2], "in their order, top to bottom"
+    assert all(label.get_visible() for ax in axes for label in ax.get_yticklabels()), "shared y axes get their labels back"
+    common.plt.close(fig)
+
+
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_every_figure_is_shown_on_a_page(render_figures, language):
     unplaced = sorted(set(render_figures.FIGURES) - referenced_figures(language))

@@ -6,9 +6,9 @@ Every check runs on the built site (the shared ``crawl`` at Playwright's default
 its defect is put back:
 
 - figures: a figure scaled below 10 CSS px text at 1280 px (e.g. the old 24-column
-  ``c_attn`` at 8 pt in an 8.8 in figure) or below 8 px at 390 px (without the
-  rule in extra.css that keeps 70% of the natural size on phones, ``c_attn``
-  shows 5.5 px text);
+  ``c_attn`` at 8 pt in an 8.8 in figure) or below 8 px at 390 px (without its
+  phone variant, ``c-attn.phone.svg``, ``c_attn`` shrunk to the column shows
+  5.5 px text; tests/test_phone.py checks that no figure is wider than the column);
 - listings: a 24-column ``show`` printed whole (an output line never wraps, so
   the block scrolls), or the ``white-space: pre-wrap`` rule removed (17 blocks
   of the attention page scroll sideways);
