@@ -36,6 +36,7 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
+from failure_screenshots import pytest_runtest_makereport  # noqa: F401  (a hook: screenshots of a failing browser test)
 from browsing import LAUNCH_ARGS, PREFIX, SubPathHandler, crawl_site, find_chromium
 
 ROOT = Path(__file__).resolve().parent.parent

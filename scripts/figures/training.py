@@ -30,7 +30,10 @@ def training_loss(words):
     fig.subplots_adjust(left=0.09, right=0.98, bottom=0.16, top=0.9)
     steps = np.arange(1, 401)
     for (seed, n_head), colour, style in (((0, 1), C.blue, "-"), ((19, 1), C.red, "-"), ((19, 2), C.series[2], "--")):
-        ax.plot(steps, run(seed, n_head).losses, style, color=colour, linewidth=1.6, label=words["run"].format(seed=seed, n=n_head, s="s" * (n_head > 1)))
+        # four significant digits: a long run's last bits depend on the CPU's vector
+        # instructions (numpy's SIMD exp and log), and the drawing must not
+        losses = [float(f"{loss:.4g}") for loss in run(seed, n_head).losses]
+        ax.plot(steps, losses, style, color=colour, linewidth=1.6, label=words["run"].format(seed=seed, n=n_head, s="s" * (n_head > 1)))
     floor = 2 * math.log(2) / 15
     ax.axhline(floor, color=C.muted, linestyle=":", linewidth=1.2, label=words["floor"])
     ax.set_yscale("log")

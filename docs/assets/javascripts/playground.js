@@ -37,7 +37,8 @@ const TEXT = {
     edited: (n) => (n === 1 ? "1 weight edited" : `${n} weights edited`),
     intermediates: "Every intermediate, for the last five tokens",
     shareHelp: "The address bar holds the whole state: copy it to send this model to someone.",
-    badChar: (char, position) => `“${char}” at position ${position + 1} is not a token: use only a and b.`,
+    badChar: (char, position) => `“${char}” at position ${position} (counting from 0, as the tokenizer does) is not a token: use only a and b.`,
+    stale: "The results below are still those of the last valid input.",
     empty: "Type at least one letter, a or b.",
     notNumber: (text) => `“${text}” is not a number; type one such as 1024, -1 or 0.5.`,
     badLg: (text) => `Lg must be a number greater than 0, got “${text}”.`,
@@ -51,7 +52,7 @@ const TEXT = {
   zh: {
     context: "上下文",
     contextHelp: (n) => `只含 a 和 b；模型只看最后 ${n} 个词元`,
-    prompt: "提示",
+    prompt: "提示词",
     lg: "Lg",
     lgSlider: "Lg（对数刻度）",
     maxLen: "穷举检查的最大长度",
@@ -71,7 +72,8 @@ const TEXT = {
     edited: (n) => `已修改 ${n} 个权重`,
     intermediates: "全部中间结果（最后五个词元）",
     shareHelp: "地址栏里保存着全部状态：复制它，就能把这个模型发给别人。",
-    badChar: (char, position) => `第 ${position + 1} 个字符“${char}”不是词元：只能用 a 和 b。`,
+    badChar: (char, position) => `位置 ${position}（与分词器一样从 0 数起）上的“${char}”不是词元：只能用 a 和 b。`,
+    stale: "下面的结果仍是上一次有效输入的结果。",
     empty: "请至少输入一个字母 a 或 b。",
     notNumber: (text) => `“${text}”不是数字；请输入 1024、-1 或 0.5 这样的数。`,
     badLg: (text) => `Lg 必须是大于 0 的数，而这里是“${text}”。`,
@@ -396,8 +398,14 @@ function message(root) {
   return root.querySelector(".handtf-message");
 }
 
-function say(root, text) {
-  message(root).textContent = text || "";
+// a refused input leaves the results of the last valid one on screen: staleNote says so, and they are dimmed
+function say(root, text, staleNote) {
+  const stale = Boolean(text && staleNote);
+  message(root).textContent = stale ? `${text} ${staleNote}` : text || "";
+  root.classList.toggle("handtf-stale", stale);
+  for (const results of root.querySelectorAll(".handtf-results, .handtf-maps:not(.handtf-weights), p.handtf-prediction")) {
+    results.style.opacity = stale ? "0.5" : "";
+  }
 }
 
 // the context input: a valid context updates the state, an invalid one explains itself
@@ -458,7 +466,7 @@ function wireContext(root, t, state, render) {
   const input = root.querySelector(".handtf-context");
   input.addEventListener("input", () => {
     const { value, error } = readContext(input, t);
-    say(root, error);
+    say(root, error, t.stale);
     if (error) return;
     state.context = value;
     render();
@@ -483,7 +491,7 @@ function wireLg(root, t, state, render) {
   });
   field.addEventListener("change", () => {
     const { value, error } = readLg(field, t);
-    say(root, error);
+    say(root, error, t.stale);
     if (error) return;
     show(value, true);
     render();
@@ -548,7 +556,7 @@ function gridKeyboard(container, onCommit, t, root) {
         const value = parseNumber(input.value);
         if (value === null) {
           input.setAttribute("aria-invalid", "true");
-          say(root, t.notNumber(input.value));
+          say(root, t.notNumber(input.value), t.stale);
           return false;
         }
         done = true;
@@ -707,7 +715,7 @@ function mountPlayground(root, t) {
     const value = parseNumber(maxLenInput.value);
     if (!Number.isInteger(value) || value < 2 || value > MAX_LEN_LIMIT) {
       maxLenInput.setAttribute("aria-invalid", "true");
-      say(root, t.badMaxLen(maxLenInput.value));
+      say(root, t.badMaxLen(maxLenInput.value), t.stale);
       return;
     }
     maxLenInput.removeAttribute("aria-invalid");
