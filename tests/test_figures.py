@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from background import Job
 from pages import DOCS, LANGUAGES, ROOT, images, pages
 
 SCRIPT = ROOT / "scripts" / "render_figures.py"
@@ -28,13 +27,10 @@ def run_script(*args, env=None):
     return subprocess.run([sys.executable, str(SCRIPT), *args], cwd=ROOT, capture_output=True, text=True, env=env)
 
 
-CHECK = Job("figure_check", lambda folder: CHECK.run([sys.executable, str(SCRIPT), "--check"], cwd=ROOT))
-
-
 @pytest.fixture(scope="session")
 def figure_check():
-    """``render_figures.py --check``: every figure drawn again, beside the other tests."""
-    return CHECK.result()
+    """``render_figures.py --check``: every figure drawn again."""
+    return run_script("--check")
 
 
 def test_the_committed_figures_are_what_the_code_draws(figure_check):

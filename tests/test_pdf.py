@@ -1,5 +1,5 @@
 """The PDFs of scripts/build_pdf.py, printed once per test session from the session's built site
-(by tests/pdf_books.py in a process of its own, beside the other tests: see tests/background.py).
+(by tests/pdf_books.py, in a process of its own).
 
 The chapters expected are the pages in docs/ (all of them in the nav,
 tests/test_site.py checks), so a page added later must be in the PDF too.
@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 from html import unescape
 from urllib.parse import quote
@@ -16,7 +17,6 @@ from urllib.parse import quote
 import pytest
 
 import handtf
-from background import Job
 from pages import DOCS, LANGUAGES, ROOT, pages
 from pdf_books import page_glyph_zero, page_texts
 
@@ -26,12 +26,10 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 
 def print_books(site, folder):
     """Print the PDFs of ``site`` into ``folder``, with each page's text beside each."""
-    printed = PDFS.run([sys.executable, str(ROOT / "tests" / "pdf_books.py"), str(site), str(folder)], cwd=ROOT)
+    printed = subprocess.run([sys.executable, str(ROOT / "tests" / "pdf_books.py"), str(site), str(folder)], cwd=ROOT,
+                             capture_output=True, text=True)
     assert printed.returncode == 0, f"tests/pdf_books.py failed:\n{printed.stdout}{printed.stderr}"
     return folder
-
-
-PDFS = Job("pdfs", print_books, needs_site=True)
 
 
 def need_pdftotext():
@@ -43,11 +41,11 @@ def need_pdftotext():
 
 
 @pytest.fixture(scope="session")
-def pdfs(built_site):
+def pdfs(built_site, tmp_path_factory):
     from pypdf import PdfReader
 
     need_pdftotext()
-    folder = PDFS.result()
+    folder = print_books(built_site, tmp_path_factory.mktemp("pdfs"))
     assert sorted(p.name for p in folder.glob("*.pdf")) == sorted(f"handtf-{language}{edition}.pdf" for language in LANGUAGES for edition in ("", "-student"))
     return {language: (path, PdfReader(path)) for language in LANGUAGES for path in [folder / f"handtf-{language}.pdf"]}
 
