@@ -15,8 +15,8 @@ blocks, which the hand-made model shares, are one module per idea:
 ``activations``, ``layers``, ``attend`` (the package's one ``attention``),
 ``masks``, ``positions``, ``loss``, ``decoding`` and ``seq2seq``. Every public
 function checks its arguments at the boundary (``checks``), so the functions
-themselves are only the math; ``recording`` lets a caller keep what the
-forward pass computes. Each forward function that training needs has its
+themselves are only the math; ``recording`` keeps what the forward pass
+computes from outside it, by the names its code gives it. Each forward function that training needs has its
 backward function right below it (``softmax_backward``, ``linear_backward``,
 ``attention_backward``, ...); ``gpt_grads``, ``training`` and
 ``seq2seq_training`` put them together.
@@ -59,10 +59,10 @@ from .attend import (
     multi_head_attention_backward,
     split_heads,
 )
-from .layers import ffn, ffn_backward, layer_norm, layer_norm_backward, linear, linear_backward
+from .layers import embedding_backward, ffn, ffn_backward, layer_norm, layer_norm_backward, linear, linear_backward
 from .loss import cross_entropy, cross_entropy_backward, smoothed_targets, soft_cross_entropy
 from .masks import causal_mask, padding_mask
-from .picogpt import embedding_backward, gpt2, gpt2_block
+from .picogpt import gpt2, gpt2_block
 from .model import causal_self_attention, gpt, transformer_block
 from .positions import position_shift_matrix, positional_encoding, rope
 from .recording import Recorder

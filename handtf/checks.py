@@ -304,7 +304,3 @@ def check_dout(dout, shape):
         raise ValueError(f"dout must have the shape of the forward output, {tuple(shape)}, got {dout.shape}")
     return dout
 
-
-def without_record(args):
-    """A forward check's arguments without ``record``: the backward functions take none."""
-    return {name: value for name, value in args.items() if name != "record"}

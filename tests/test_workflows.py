@@ -94,6 +94,9 @@ def test_the_deploy_publishes_only_after_the_tests_passed():
     pdf = [i for i, run in enumerate(commands) if "scripts/build_pdf.py --out" in run]
     pushed = [i for i, run in enumerate(commands) if "scripts/deploy.py --push" in run]
     assert installed and pdf and pushed and installed[0] < pdf[0] < pushed[0], commands
+    books = [line for line in commands[pdf[0]].splitlines() if "scripts/build_pdf.py" in line]
+    assert all("--site-url" in line for line in books), "the cover must name the published address, not a local one"
+    assert any("--no-solutions" in line for line in books) and any("--no-solutions" not in line for line in books)
 
 
 def test_the_readme_says_what_runs_where():
