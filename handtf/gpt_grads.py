@@ -11,7 +11,19 @@ takes GPT-2's full block (``ln_1``, ``attn``, ``ln_2``, ``mlp``, a final
 import numpy as np
 
 from .attend import mha, mha_backward
-from .checks import check_array, check_dout, check_ids, check_n_head, check_real, check_tree, checked
+from .checks import (
+    check_array,
+    check_dout,
+    check_finite_result,
+    check_gpt2_weights,
+    check_ids,
+    check_n_head,
+    check_real,
+    check_tree,
+    checked,
+    gpt2_block_shapes,
+    shown,
+)
 from .layers import ffn, ffn_backward, layer_norm, layer_norm_backward
 from .loss import cross_entropy_backward, smoothed_targets, soft_cross_entropy
 from .picogpt import embedding_backward
@@ -65,7 +77,7 @@ def _norm_backward(dout, x, ln, grads, name):
     return dx
 
 
-@checked
+@checked(result=lambda value, args: check_finite_result(value, args, "loss or gradient"))
 # --8<-- [start:loss_and_grads]
 def loss_and_grads(weights, inputs, targets, n_head=1, label_smoothing=0.0):
     """The mean cross-entropy of ``gpt(inputs, **weights)`` against
@@ -118,26 +130,11 @@ def loss_and_grads(weights, inputs, targets, n_head=1, label_smoothing=0.0):
 # The boundary (see handtf.checks): what each function above accepts.
 
 
-def block_shapes(block, n_embd, name="block"):
-    """The shape of every array of a GPT-2 block of width ``n_embd``: ``attn``, and optionally ``ln_1``, ``mlp``, ``ln_2``."""
-    if not isinstance(block, dict) or "attn" not in block or set(block) - {"attn", "ln_1", "mlp", "ln_2"}:
-        raise ValueError(f"{name} must be a dict with 'attn' and optionally 'ln_1', 'mlp' and 'ln_2', got {block!r:.80}")
-    dense = lambda n_in, n_out: {"w": (n_in, n_out), "b": (n_out,)}  # noqa: E731
-    shapes = {"attn": {"c_attn": dense(n_embd, 3 * n_embd), "c_proj": dense(n_embd, n_embd)}}
-    for ln in ("ln_1", "ln_2"):
-        if ln in block:
-            shapes[ln] = {"g": (n_embd,), "b": (n_embd,)}
-    if "mlp" in block:
-        n_hidden = np.shape(block["mlp"].get("c_fc", {}).get("w", ()))[-1:] if isinstance(block["mlp"], dict) else ()
-        shapes["mlp"] = {"c_fc": dense(n_embd, *n_hidden or (4 * n_embd,)), "c_proj": dense(*n_hidden or (4 * n_embd,), n_embd)}
-    return shapes
-
-
 def check_block(x, attn, ln_1, mlp, ln_2, n_head):
     x = check_array("x", x, min_ndim=2, shape="[..., n_seq, n_embd]")
     given = {"attn": attn, "ln_1": ln_1, "mlp": mlp, "ln_2": ln_2}
     block = {key: value for key, value in given.items() if value is not None}
-    block = check_tree("block", block, block_shapes(block, x.shape[-1]))
+    block = check_tree("block", block, gpt2_block_shapes("block", block, x.shape[-1]))
     return {"x": x, **block, "n_head": check_n_head(n_head, x.shape[-1])}
 
 
@@ -148,27 +145,17 @@ def check_block_backward(dout, x, attn, ln_1, mlp, ln_2, n_head):
 
 def check_loss_and_grads(weights, inputs, targets, n_head, label_smoothing):
     if not isinstance(weights, dict) or not {"wte", "wpe", "blocks"} <= set(weights) <= {"wte", "wpe", "blocks", "ln_f"}:
-        got = sorted(weights) if isinstance(weights, dict) else type(weights).__name__
+        got = f"keys {sorted(weights)}" if isinstance(weights, dict) else shown(weights)
         raise ValueError(f"weights must be a dict with 'wte', 'wpe', 'blocks' and optionally 'ln_f' (GPT-2's layout), got {got}")
-    if np.ndim(weights["wte"]) != 2 or not isinstance(weights["blocks"], (list, tuple)):
-        raise ValueError("weights['wte'] must have shape [n_vocab, n_embd] and weights['blocks'] must be a list")
-    n_vocab, n_embd = np.shape(weights["wte"])
-    shapes = {
-        "wte": (n_vocab, n_embd),
-        "wpe": (np.shape(weights["wpe"])[0] if np.ndim(weights["wpe"]) == 2 else -1, n_embd),
-        "blocks": [block_shapes(b, n_embd, f"weights['blocks'][{i}]") for i, b in enumerate(weights["blocks"])],
-    } | ({"ln_f": {"g": (n_embd,), "b": (n_embd,)}} if "ln_f" in weights else {})
-    weights = check_tree("weights", weights, shapes)
-    inputs = check_ids("inputs", inputs, n_vocab)
-    targets = check_ids("targets", targets, n_vocab)
+    weights = check_gpt2_weights("weights", **weights)
+    inputs = check_ids("inputs", inputs, weights["wte"].shape[0], n_ctx=weights["wpe"].shape[0])
+    targets = check_ids("targets", targets, weights["wte"].shape[0])
     if targets.shape != inputs.shape:
         raise ValueError(f"targets must have the shape of inputs, {inputs.shape}, got {targets.shape}")
-    if inputs.shape[-1] > weights["wpe"].shape[0]:
-        raise ValueError(f"a sequence must hold 1 to {weights['wpe'].shape[0]} tokens (the context length), got {inputs.shape[-1]}")
     return {
         "weights": weights,
         "inputs": inputs,
         "targets": targets,
-        "n_head": check_n_head(n_head, n_embd),
+        "n_head": check_n_head(n_head, weights["wte"].shape[1]),
         "label_smoothing": check_real("label_smoothing", label_smoothing, 0, 1, allowed="a number from 0 to 1"),
     }

@@ -19,14 +19,16 @@ from .attend import mha
 from .checks import (
     check_array,
     check_callable,
-    check_dense,
     check_dout,
+    check_gpt2_weights,
     check_ids,
-    check_keys,
     check_n_head,
     check_positive_int,
-    check_vector,
+    check_size,
+    check_tree,
     checked,
+    finite_logits,
+    gpt2_block_shapes,
 )
 from .layers import ffn, layer_norm
 from .recording import ignore
@@ -48,7 +50,7 @@ def gpt2_block(x, attn, n_head, mlp=None, ln_1=None, ln_2=None, record=ignore):
 # --8<-- [end:gpt2_block]
 
 
-@checked
+@checked(result=finite_logits)
 # --8<-- [start:gpt2]
 # [..., n_seq] -> [..., n_seq, n_vocab]
 def gpt2(inputs, wte, wpe, blocks, n_head, ln_f=None, record=ignore):
@@ -88,75 +90,26 @@ def embedding_backward(dout, tokens, n_vocab):
 
 # The boundary (see handtf.checks): what each function above accepts.
 
-PARTS = ("attn", "mlp", "ln_1", "ln_2")  # the parts a block may have; attn is required
-
-
-def check_block(name, block, n_embd):
-    """A block dict: ``attn`` and any of ``mlp``, ``ln_1``, ``ln_2``, each shaped for ``n_embd``."""
-    if not isinstance(block, dict) or "attn" not in block or set(block) - set(PARTS):
-        got = sorted(block) if isinstance(block, dict) else type(block).__name__
-        raise ValueError(f"{name} must be a dict with 'attn' and any of 'mlp', 'ln_1', 'ln_2', got {got}")
-    checked_block = {}
-    for part, params in block.items():
-        where = f"{name}[{part!r}]"
-        if part == "attn":
-            check_keys(where, params, ("c_attn", "c_proj"))
-            checked_block[part] = {
-                "c_attn": check_dense(f"{where}['c_attn']", params["c_attn"], n_embd, 3 * n_embd),
-                "c_proj": check_dense(f"{where}['c_proj']", params["c_proj"], n_embd, n_embd),
-            }
-        elif part == "mlp":
-            check_keys(where, params, ("c_fc", "c_proj"))
-            n_hidden = np.shape(params["c_fc"].get("w") if isinstance(params["c_fc"], dict) else None)[-1:] or (0,)
-            checked_block[part] = {
-                "c_fc": check_dense(f"{where}['c_fc']", params["c_fc"], n_embd, n_hidden[0]),
-                "c_proj": check_dense(f"{where}['c_proj']", params["c_proj"], n_hidden[0], n_embd),
-            }
-        else:
-            checked_block[part] = check_layer_norm_params(where, params, n_embd)
-    return checked_block
-
-
-def check_layer_norm_params(name, params, n_embd):
-    check_keys(name, params, ("g", "b"))
-    return {key: check_vector(f"{name}[{key!r}]", params[key], n_embd, "n_embd") for key in ("g", "b")}
-
-
 def check_gpt2_block(x, attn, n_head, mlp, ln_1, ln_2, record):
     x = check_array("x", x, min_ndim=2, shape="[..., n_seq, n_embd]")
     block = {"attn": attn} | {name: part for name, part in (("mlp", mlp), ("ln_1", ln_1), ("ln_2", ln_2)) if part}
-    return check_block("block", block, x.shape[-1]) | {
-        "x": x, "n_head": check_n_head(n_head, x.shape[-1]), "record": check_callable("record", record)
-    }
+    block = check_tree("block", block, gpt2_block_shapes("block", block, x.shape[-1]))
+    return block | {"x": x, "n_head": check_n_head(n_head, x.shape[-1]), "record": check_callable("record", record)}
 
 
 def check_gpt2(inputs, wte, wpe, blocks, n_head, ln_f, record):
-    if np.ndim(wte) != 2 or np.ndim(wpe) != 2 or np.shape(wte)[1] != np.shape(wpe)[1]:
-        raise ValueError(
-            "wte and wpe must have shapes [n_vocab, n_embd] and [n_ctx, n_embd] with the same n_embd, "
-            f"got {np.shape(wte)} and {np.shape(wpe)}"
-        )
-    wte, wpe = check_array("wte", wte), check_array("wpe", wpe)
-    (n_vocab, n_embd), n_ctx = wte.shape, wpe.shape[0]
-    if not isinstance(blocks, (list, tuple)):
-        raise TypeError(f"blocks must be a list of blocks, got {type(blocks).__name__}")
-    inputs = check_ids("inputs", inputs, n_vocab)
-    if inputs.shape[-1] > n_ctx:
-        raise ValueError(f"a sequence must hold 1 to {n_ctx} tokens (the context length), got {inputs.shape[-1]}")
-    return {
+    weights = check_gpt2_weights("", wte, wpe, blocks, ln_f)
+    inputs = check_ids("inputs", inputs, weights["wte"].shape[0], n_ctx=weights["wpe"].shape[0])
+    return weights | {
         "inputs": inputs,
-        "wte": wte,
-        "wpe": wpe,
-        "blocks": [check_block(f"blocks[{i}]", block, n_embd) for i, block in enumerate(blocks)],
-        "n_head": check_n_head(n_head, n_embd, name="n_embd"),
-        "ln_f": None if ln_f is None else check_layer_norm_params("ln_f", ln_f, n_embd),
+        "n_head": check_n_head(n_head, weights["wte"].shape[1], name="n_embd"),
         "record": check_callable("record", record),
     }
 
 
 def check_embedding_backward(dout, tokens, n_vocab):
-    n_vocab = check_positive_int("n_vocab", n_vocab)
-    tokens = check_ids("tokens", tokens, n_vocab)
+    tokens = check_ids("tokens", tokens, check_positive_int("n_vocab", n_vocab))
     dout = check_array("dout", dout, min_ndim=tokens.ndim + 1)
+    n_vocab = check_size("n_vocab", n_vocab, per_item=dout.shape[-1])  # dwte is [n_vocab, n_embd]
     check_dout(dout, tokens.shape + dout.shape[-1:])
     return {"dout": dout, "tokens": tokens, "n_vocab": n_vocab}

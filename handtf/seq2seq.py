@@ -29,6 +29,9 @@ import numpy as np
 from .activations import relu
 from .attend import multi_head_attention
 from .checks import (
+    check_elements,
+    check_finite_result,
+    check_seed,
     check_array,
     check_callable,
     check_ids,
@@ -38,6 +41,7 @@ from .checks import (
     check_n_head,
     check_positive_int,
     check_tree,
+    numbers_in,
     checked,
 )
 from .layers import ffn, layer_norm
@@ -223,7 +227,7 @@ def decoder_block(x, memory, self_attn, ln_1, cross_attn, ln_2, mlp, ln_3,
 # --8<-- [end:decoder_block]
 
 
-@checked
+@checked(result=check_finite_result)
 # --8<-- [start:encode]
 # [..., n_src] -> [..., n_src, d_model]
 def encode(src, params, config, src_mask=None):
@@ -247,7 +251,7 @@ def encode(src, params, config, src_mask=None):
 # --8<-- [end:encode]
 
 
-@checked
+@checked(result=check_finite_result)
 # --8<-- [start:decode]
 # [..., n_tgt], [..., n_src, d_model] -> [..., n_tgt, vocab_tgt]
 def decode(tgt, memory, params, config, src_mask=None):
@@ -275,7 +279,7 @@ def decode(tgt, memory, params, config, src_mask=None):
 # --8<-- [end:decode]
 
 
-@checked
+@checked(result=check_finite_result)
 # --8<-- [start:forward]
 # [..., n_src], [..., n_tgt] -> [..., n_tgt, vocab_tgt]
 def forward(src, tgt, params, config, src_mask=None):
@@ -330,7 +334,9 @@ def check_config(config):
 
 
 def check_init_params(config, seed):
-    return {"config": check_config(config), "seed": check_int_range("seed", seed, 0)}
+    config = check_config(config)
+    check_elements(f"the parameters of config = {config}", numbers_in(param_shapes(config)))
+    return {"config": config, "seed": check_seed("seed", seed)}
 
 
 def check_params(params, config):
