@@ -211,7 +211,7 @@ def check_real(name, value, low=-math.inf, high=math.inf, low_open=False, allowe
     try:
         number = float(value)
     except OverflowError:  # a Python int beyond float64
-        number = math.copysign(math.inf, value)
+        number = math.inf if value > 0 else -math.inf
     if not math.isfinite(number) or number < low or number > high or (low_open and number == low):
         if high < math.inf:
             bounds = f" in {'(' if low_open else '['}{low:g}, {high:g}]"
