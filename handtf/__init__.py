@@ -15,8 +15,8 @@ blocks, which the hand-made model shares, are one module per idea:
 ``activations``, ``layers``, ``attend`` (the package's one ``attention``),
 ``masks``, ``positions``, ``loss``, ``decoding`` and ``seq2seq``. Every public
 function checks its arguments at the boundary (``checks``), so the functions
-themselves are only the math; ``recording`` lets a caller keep what the
-forward pass computes. Each forward function that training needs has its
+themselves are only the math; ``recording`` keeps what the forward pass
+computes from outside it, by the names its code gives it. Each forward function that training needs has its
 backward function right below it (``softmax_backward``, ``linear_backward``,
 ``attention_backward``, ...); ``gpt_grads``, ``training`` and
 ``seq2seq_training`` put them together.
@@ -67,10 +67,10 @@ from .attend import (  # noqa: E402
     multi_head_attention_backward,
     split_heads,
 )
-from .layers import ffn, ffn_backward, layer_norm, layer_norm_backward, linear, linear_backward  # noqa: E402
+from .layers import embedding_backward, ffn, ffn_backward, layer_norm, layer_norm_backward, linear, linear_backward  # noqa: E402
 from .loss import cross_entropy, cross_entropy_backward, smoothed_targets, soft_cross_entropy  # noqa: E402
 from .masks import causal_mask, padding_mask  # noqa: E402
-from .picogpt import embedding_backward, gpt2, gpt2_block  # noqa: E402
+from .picogpt import gpt2, gpt2_block  # noqa: E402
 from .model import causal_self_attention, gpt, transformer_block  # noqa: E402
 from .positions import position_shift_matrix, positional_encoding, rope  # noqa: E402
 from .recording import Recorder  # noqa: E402

@@ -3,9 +3,9 @@
 ``attention`` is "Attention Is All You Need"'s scaled dot-product attention
 (Vaswani et al., 2017, arXiv:1706.03762, section 3.2.1). The hand-made
 model, the multi-head functions below and the encoder-decoder all call it.
-It passes what it computes to an optional ``record`` function (see
-:mod:`handtf.recording`), the way the Annotated Transformer returns ``p_attn``:
-:func:`handtf.trace` shows these very arrays.
+It computes and returns, nothing else; :func:`handtf.trace` keeps its
+variables from outside (:class:`handtf.recording.Recorder`) and shows these
+very arrays.
 
 Every function takes one sequence ``[n_seq, d]`` or a batch
 ``[n_batch, n_seq, d]``; a leading ``...`` in a shape comment stands for either.
@@ -20,23 +20,20 @@ import numpy as np
 from .activations import softmax, softmax_backward
 from .checks import (
     check_array,
-    check_callable,
     check_dense,
     check_dout,
     check_mask,
     check_n_head,
     checked,
-    without_record,
 )
 from .layers import linear, linear_backward
 from .masks import causal_mask
-from .recording import ignore
 
 
 @checked
 # --8<-- [start:attention_weights]
 # [..., n_q, d_k], [..., n_k, d_k], [..., n_q, n_k] -> [..., n_q, n_k]
-def attention_weights(q, k, mask=0.0, record=ignore):
+def attention_weights(q, k, mask=0.0):
     """``softmax(q @ k^T / sqrt(d_k) + mask)``: how much each query attends
     to each key.
 
@@ -58,8 +55,6 @@ def attention_weights(q, k, mask=0.0, record=ignore):
     # hidden keys get a large negative score
     masked_scores = scaled_scores + mask  # [..., n_q, n_k]
     weights = softmax(masked_scores)  # [..., n_q, n_k], each row sums to 1
-    record(scores=scores, scaled_scores=scaled_scores, mask=mask)
-    record(masked_scores=masked_scores, attention_weights=weights)
     return weights
 # --8<-- [end:attention_weights]
 
@@ -68,7 +63,7 @@ def attention_weights(q, k, mask=0.0, record=ignore):
 # --8<-- [start:attention]
 # [..., n_q, d_k], [..., n_k, d_k], [..., n_k, d_v], [..., n_q, n_k]
 #   -> [..., n_q, d_v]
-def attention(q, k, v, mask=0.0, record=ignore):
+def attention(q, k, v, mask=0.0):
     """Each query's output is the average of the values, weighted by
     ``attention_weights``.
 
@@ -78,10 +73,9 @@ def attention(q, k, v, mask=0.0, record=ignore):
            [0.5   , 0.5   ],
            [0.3845, 0.6155]])
     """
-    weights = attention_weights(q, k, mask, record)  # [..., n_q, n_k]
+    weights = attention_weights(q, k, mask)  # [..., n_q, n_k]
     # [..., n_q, n_k] @ [..., n_k, d_v] -> [..., n_q, d_v]
     output = weights @ v
-    record(attention_output=output)
     return output
 # --8<-- [end:attention]
 
@@ -155,7 +149,7 @@ def merge_heads(x):
 # --8<-- [start:attend_heads]
 # [..., n_q, d], [..., n_k, d], [..., n_k, d_v], [..., n_q, n_k]
 #   -> [..., n_q, d_v]
-def attend_heads(q, k, v, n_head, mask=None, record=ignore):
+def attend_heads(q, k, v, n_head, mask=None):
     """Split projected queries, keys and values into heads, attend in each
     head, merge.
 
@@ -171,7 +165,7 @@ def attend_heads(q, k, v, n_head, mask=None, record=ignore):
     # the same mask for every head
     mask = 0.0 if mask is None else mask[..., None, :, :]  # [..., 1, n_q, n_k]
     heads = attention(split_heads(q, n_head), split_heads(k, n_head),
-                      split_heads(v, n_head), mask, record)
+                      split_heads(v, n_head), mask)
     # [..., n_head, n_q, d_v/n_head] -> [..., n_q, d_v]
     return merge_heads(heads)
 # --8<-- [end:attend_heads]
@@ -202,7 +196,7 @@ def attend_heads_backward(dout, q, k, v, n_head, mask=None):
 @checked
 # --8<-- [start:mha]
 # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
-def mha(x, c_attn, c_proj, n_head, record=ignore):
+def mha(x, c_attn, c_proj, n_head):
     """GPT-2's causal multi-head self-attention.
 
     ``c_attn`` maps ``n_embd`` to ``3 * n_embd`` (queries, keys and values side
@@ -219,7 +213,7 @@ def mha(x, c_attn, c_proj, n_head, record=ignore):
     qkv = linear(x, **c_attn)  # [..., n_seq, n_embd] -> [..., n_seq, 3*n_embd]
     q, k, v = np.split(qkv, 3, axis=-1)  # -> 3 of [..., n_seq, n_embd]
     mask = causal_mask(x.shape[-2], qkv.dtype)  # [n_seq, n_seq]
-    x = attend_heads(q, k, v, n_head, mask, record)  # -> [..., n_seq, n_embd]
+    x = attend_heads(q, k, v, n_head, mask)  # -> [..., n_seq, n_embd]
     return linear(x, **c_proj)  # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
 # --8<-- [end:mha]
 
@@ -328,16 +322,16 @@ def check_query_key(q, k, v=None):
     return q, k, v, batch + (q.shape[-2], k.shape[-2])
 
 
-def check_attention_weights(q, k, mask, record):
+def check_attention_weights(q, k, mask):
     q, k, _, scores_shape = check_query_key(q, k)
     mask = check_mask(mask, scores_shape)
-    return {"q": q, "k": k, "mask": 0.0 if mask is None else mask, "record": check_callable("record", record)}
+    return {"q": q, "k": k, "mask": 0.0 if mask is None else mask}
 
 
-def check_attention(q, k, v, mask, record):
+def check_attention(q, k, v, mask):
     q, k, v, scores_shape = check_query_key(q, k, v)
     mask = check_mask(mask, scores_shape)
-    return {"q": q, "k": k, "v": v, "mask": 0.0 if mask is None else mask, "record": check_callable("record", record)}
+    return {"q": q, "k": k, "v": v, "mask": 0.0 if mask is None else mask}
 
 
 def check_split_heads(x, n_head):
@@ -349,13 +343,13 @@ def check_merge_heads(x):
     return {"x": check_array("x", x, min_ndim=3, floating=False, shape="[..., n_head, n_seq, d_head]")}
 
 
-def check_attend_heads(q, k, v, n_head, mask, record):
+def check_attend_heads(q, k, v, n_head, mask):
     q, k, v, scores_shape = check_query_key(q, k, v)
     n_head = check_n_head(n_head, q.shape[-1], name="d_k, the last axis of q and k")
     check_n_head(n_head, v.shape[-1], name="d_v, the last axis of v")
     if mask is not None and np.ndim(mask) < 2:
         raise ValueError(f"mask must have shape [..., n_q, n_k], got shape {np.shape(mask)}")
-    return {"q": q, "k": k, "v": v, "n_head": n_head, "mask": check_mask(mask, scores_shape), "record": check_callable("record", record)}
+    return {"q": q, "k": k, "v": v, "n_head": n_head, "mask": check_mask(mask, scores_shape)}
 
 
 def check_self_attention(x, c_attn, c_proj):
@@ -369,9 +363,9 @@ def check_self_attention(x, c_attn, c_proj):
     }
 
 
-def check_mha(x, c_attn, c_proj, n_head, record):
+def check_mha(x, c_attn, c_proj, n_head):
     checked_args = check_self_attention(x, c_attn, c_proj)
-    return checked_args | {"n_head": check_n_head(n_head, checked_args["x"].shape[-1]), "record": check_callable("record", record)}
+    return checked_args | {"n_head": check_n_head(n_head, checked_args["x"].shape[-1])}
 
 
 def check_multi_head_attention(x, memory, c_q, c_k, c_v, c_proj, n_head, mask):
@@ -404,17 +398,17 @@ def output_shape(q, v):
 
 
 def check_attention_backward(dout, q, k, v, mask):
-    args = without_record(check_attention(q, k, v, mask, record=ignore))
+    args = check_attention(q, k, v, mask)
     return args | {"dout": check_dout(dout, output_shape(args["q"], args["v"]))}
 
 
 def check_attend_heads_backward(dout, q, k, v, n_head, mask):
-    args = without_record(check_attend_heads(q, k, v, n_head, mask, record=ignore))
+    args = check_attend_heads(q, k, v, n_head, mask)
     return args | {"dout": check_dout(dout, output_shape(args["q"], args["v"]))}
 
 
 def check_mha_backward(dout, x, c_attn, c_proj, n_head):
-    args = without_record(check_mha(x, c_attn, c_proj, n_head, record=ignore))
+    args = check_mha(x, c_attn, c_proj, n_head)
     return args | {"dout": check_dout(dout, args["x"].shape)}
 
 

@@ -397,11 +397,6 @@ def check_dout(dout, shape):
     return dout
 
 
-def without_record(args):
-    """A forward check's arguments without ``record``: the backward functions take none."""
-    return {name: value for name, value in args.items() if name != "record"}
-
-
 # The weight layouts (a dense layer, a nested dict of arrays, GPT-2's blocks) live in layouts.py.
 from .layouts import (  # noqa: E402  (layouts reads arrays with the functions above)
     BLOCK_PARTS,

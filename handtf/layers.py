@@ -1,4 +1,4 @@
-"""The layers with weights: an affine map, layer norm, and the feed-forward network.
+"""The layers with weights: an affine map, layer norm, the feed-forward network, and the embedding's backward.
 
 Weights are plain dicts keyed by GPT-2's names (``w``/``b`` for an affine map,
 ``g``/``b`` for a layer norm, ``c_fc``/``c_proj`` for the feed-forward
@@ -18,13 +18,13 @@ from .checks import (
     check_callable,
     check_dense,
     check_dout,
+    check_ids,
+    check_positive_int,
     check_real,
     check_vector,
     checked,
     dense_width,
-    without_record,
 )
-from .recording import ignore
 
 
 @checked
@@ -127,7 +127,7 @@ def layer_norm_backward(dout, x, g, b, eps=1e-5):
 @checked
 # --8<-- [start:ffn]
 # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
-def ffn(x, c_fc, c_proj, activation=gelu, record=ignore):
+def ffn(x, c_fc, c_proj, activation=gelu):
     """The position-wise feed-forward network: widen, apply ``activation``,
     project back.
 
@@ -146,7 +146,6 @@ def ffn(x, c_fc, c_proj, activation=gelu, record=ignore):
     # [..., n_seq, n_embd] -> [..., n_seq, n_hidden]
     pre_activation = linear(x, **c_fc)
     hidden = activation(pre_activation)  # [..., n_seq, n_hidden]
-    record(pre_activation=pre_activation, hidden=hidden)
     # [..., n_seq, n_hidden] -> [..., n_seq, n_embd]
     return linear(hidden, **c_proj)
 # --8<-- [end:ffn]
@@ -176,6 +175,28 @@ def ffn_backward(dout, x, c_fc, c_proj, activation=gelu):
 # --8<-- [end:ffn_backward]
 
 
+@checked
+# --8<-- [start:embedding_backward]
+# [..., n_seq, n_embd], [..., n_seq], n_vocab -> [n_vocab, n_embd]
+def embedding_backward(dout, tokens, n_vocab):
+    """``wte[tokens]`` backwards: each row of ``dout`` is added to the row of
+    its token.
+
+    A token that occurs twice collects both gradients (``np.add.at`` adds
+    repeated indices; ``dwte[tokens] += dout`` would keep only one).
+
+    >>> dout = np.array([[1.0], [2.0], [4.0]])
+    >>> embedding_backward(dout, np.array([0, 1, 0]), n_vocab=2)
+    array([[5.],
+           [2.]])
+    """
+    # [n_vocab, n_embd]
+    dwte = np.zeros((n_vocab, dout.shape[-1]), dtype=dout.dtype)
+    np.add.at(dwte, tokens.reshape(-1), dout.reshape(-1, dout.shape[-1]))
+    return dwte
+# --8<-- [end:embedding_backward]
+
+
 # The boundary (see handtf.checks): what each function above accepts.
 
 
@@ -199,7 +220,7 @@ def check_layer_norm(x, g, b, eps):
     return {"x": x, "g": g, "b": b, "eps": eps}
 
 
-def check_ffn(x, c_fc, c_proj, activation, record):
+def check_ffn(x, c_fc, c_proj, activation):
     x = check_array("x", x, min_ndim=1, shape="[..., n_seq, n_embd]")
     n_embd, n_hidden = x.shape[-1], dense_width("c_fc", c_fc)
     return {
@@ -207,7 +228,6 @@ def check_ffn(x, c_fc, c_proj, activation, record):
         "c_fc": check_dense("c_fc", c_fc, n_embd, n_hidden),  # w: [n_embd, n_hidden], usually n_hidden = 4 * n_embd
         "c_proj": check_dense("c_proj", c_proj, n_hidden, n_embd),  # w: [n_hidden, n_embd], back to the input's width
         "activation": check_callable("activation", activation),
-        "record": check_callable("record", record),
     }
 
 
@@ -227,5 +247,13 @@ def check_layer_norm_backward(dout, x, g, b, eps):
 def check_ffn_backward(dout, x, c_fc, c_proj, activation):
     if activation not in ACTIVATION_BACKWARD:
         raise ValueError(f"activation must be handtf.gelu or handtf.relu (they have a backward function), got {activation!r}")
-    args = without_record(check_ffn(x, c_fc, c_proj, activation, record=ignore)) | {"activation": activation}
+    args = check_ffn(x, c_fc, c_proj, activation) | {"activation": activation}
     return args | {"dout": check_dout(dout, args["x"].shape)}
+
+
+def check_embedding_backward(dout, tokens, n_vocab):
+    n_vocab = check_positive_int("n_vocab", n_vocab)
+    tokens = check_ids("tokens", tokens, n_vocab)
+    dout = check_array("dout", dout, min_ndim=tokens.ndim + 1)
+    check_dout(dout, tokens.shape + dout.shape[-1:])
+    return {"dout": dout, "tokens": tokens, "n_vocab": n_vocab}

@@ -2,14 +2,16 @@
 
 The names and signatures follow picoGPT's ``gpt2.py`` (jaymody/picoGPT, MIT
 license). This model keeps only what the hand-made weights need: one block, one
-attention head, no layer norm and no feed-forward network.
+attention head, no layer norm and no feed-forward network: the special case of
+:func:`handtf.gpt2`, GPT-2's whole forward pass, which gives the same logits
+(a test checks it).
 
 Every function takes one sequence (``[n_seq]`` token ids) or a batch
 (``[n_batch, n_seq]``); a leading ``...`` in a shape comment stands for either.
 The arithmetic stays in the dtype of the weights (float16, float32 or float64).
-``attention`` is the package's one attention (:mod:`handtf.attend`). Each
-function passes what it computes to ``record`` (by default it keeps nothing);
-:func:`handtf.trace` records the whole pass this way.
+``attention`` is the package's one attention (:mod:`handtf.attend`). The
+functions compute and return, nothing else: :func:`handtf.trace` keeps their
+variables from outside (:class:`handtf.recording.Recorder`).
 """
 
 import numpy as np
@@ -17,7 +19,6 @@ import numpy as np
 from .attend import attention, check_self_attention
 from .checks import (
     check_array,
-    check_callable,
     check_gpt2_weights,
     check_ids,
     check_keys,
@@ -28,21 +29,18 @@ from .checks import (
 )
 from .layers import linear
 from .masks import causal_mask
-from .recording import ignore
 
 
 @checked
 # --8<-- [start:causal_self_attention]
 # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
-def causal_self_attention(x, c_attn, c_proj, record=ignore):
+def causal_self_attention(x, c_attn, c_proj):
     qkv = linear(x, **c_attn)  # [..., n_seq, n_embd] -> [..., n_seq, 3*n_embd]
     q, k, v = np.split(qkv, 3, axis=-1)  # -> 3 of [..., n_seq, n_embd]
-    record(qkv=qkv, q=q, k=k, v=v)
     mask = causal_mask(x.shape[-2], x.dtype)  # [n_seq, n_seq]
-    x = attention(q, k, v, mask, record)  # -> [..., n_seq, n_embd]
+    x = attention(q, k, v, mask)  # -> [..., n_seq, n_embd]
     # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
     projection = linear(x, **c_proj)
-    record(projection=projection)
     return projection
 # --8<-- [end:causal_self_attention]
 
@@ -50,10 +48,9 @@ def causal_self_attention(x, c_attn, c_proj, record=ignore):
 @checked
 # --8<-- [start:transformer_block]
 # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
-def transformer_block(x, attn, record=ignore):
+def transformer_block(x, attn):
     # residual connection; no layer norm, no MLP
-    x = x + causal_self_attention(x, **attn, record=record)
-    record(residual=x)
+    x = x + causal_self_attention(x, **attn)
     return x
 # --8<-- [end:transformer_block]
 
@@ -61,16 +58,13 @@ def transformer_block(x, attn, record=ignore):
 @checked(result=finite_logits)
 # --8<-- [start:gpt]
 # [..., n_seq] -> [..., n_seq, n_vocab]
-def gpt(inputs, wte, wpe, blocks, record=ignore):
+def gpt(inputs, wte, wpe, blocks):
     token_embedding = wte[inputs]  # [..., n_seq] -> [..., n_seq, n_embd]
     position_embedding = wpe[: inputs.shape[-1]]  # [n_seq, n_embd]
     x = token_embedding + position_embedding  # [..., n_seq, n_embd]
-    record(token_embedding=token_embedding,
-           position_embedding=position_embedding)
-    record(embedding=x)
     for block in blocks:
         # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
-        x = transformer_block(x, **block, record=record)
+        x = transformer_block(x, **block)
     # [..., n_seq, n_embd] -> [..., n_seq, n_vocab]
     return x @ wte.swapaxes(-1, -2)
 # --8<-- [end:gpt]
@@ -79,14 +73,14 @@ def gpt(inputs, wte, wpe, blocks, record=ignore):
 # The boundary (see handtf.checks): what each function above accepts.
 
 
-def check_causal_self_attention(x, c_attn, c_proj, record):
-    return check_self_attention(x, c_attn, c_proj) | {"record": check_callable("record", record)}
+def check_causal_self_attention(x, c_attn, c_proj):
+    return check_self_attention(x, c_attn, c_proj)
 
 
-def check_transformer_block(x, attn, record):
+def check_transformer_block(x, attn):
     x = check_array("x", x, min_ndim=2, shape="[..., n_seq, n_embd]")
     attn = check_tree("attn", attn, gpt2_block_shapes("block", {"attn": attn}, x.shape[-1], ("attn",))["attn"])
-    return {"x": x, "attn": attn, "record": check_callable("record", record)}
+    return {"x": x, "attn": attn}
 
 
 def check_weights(wte, wpe, blocks):
@@ -112,7 +106,6 @@ def check_model(model, name="model"):
     return check_weights(**model)
 
 
-def check_gpt(inputs, wte, wpe, blocks, record):
+def check_gpt(inputs, wte, wpe, blocks):
     weights = check_weights(wte, wpe, blocks)
-    inputs = check_ids("inputs", inputs, weights["wte"].shape[0], n_ctx=weights["wpe"].shape[0])
-    return {"inputs": inputs, **weights, "record": check_callable("record", record)}
+    return {"inputs": check_ids("inputs", inputs, weights["wte"].shape[0], n_ctx=weights["wpe"].shape[0]), **weights}

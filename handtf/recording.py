@@ -1,29 +1,61 @@
-"""Recording the intermediates of a forward pass, as the pass computes them.
+"""Keeping what a forward pass computes, by the names its code gives it, without a line in that code.
 
-The forward-pass functions (``gpt``, ``attention`` ...) take an optional
-``record`` function and call it with the arrays they compute, by name. The
-default, :func:`ignore`, keeps nothing; :class:`Recorder` keeps everything,
-which is how :func:`handtf.trace` shows the model's own matrices.
+The forward functions (``gpt``, ``attention`` ...) are only the math: they
+record nothing. A :class:`Recorder` follows the functions it is given while
+its ``with`` block runs (Python's own tracing hook, ``sys.settrace``) and
+keeps every value each of their variables takes, in order: the arguments as a
+call starts, then each new value after a line assigns one. That is how
+:func:`handtf.trace` shows the model's own matrices, under the names the code
+gives them.
 """
 
-
-def ignore(**arrays):
-    """The default recorder: keep nothing."""
+import inspect
+import sys
 
 
 class Recorder:
-    """Keep every array a forward pass records, by name; a name recorded twice keeps both, in order.
+    """Keep every value each variable of ``functions`` takes while the ``with`` block runs.
 
-    >>> record = Recorder()
-    >>> record(q=1, k=2)
-    >>> record(q=3)
+    ``arrays[function_name][variable]`` lists the values in the order they
+    were computed: a variable assigned twice (``x = x + ...``) keeps both,
+    and a function called twice adds its second call's values after the
+    first's.
+
+    >>> def double(x):
+    ...     y = 2 * x
+    ...     y = y + 1
+    ...     return y
+    >>> with Recorder(double) as record:
+    ...     result = double(3)
     >>> record.arrays
-    {'q': [1, 3], 'k': [2]}
+    {'double': {'x': [3], 'y': [6, 7]}}
     """
 
-    def __init__(self):
+    def __init__(self, *functions):
+        # a @checked function: follow the function it wraps
+        self.names = {inspect.unwrap(f).__code__: f.__name__ for f in functions}
         self.arrays = {}
 
-    def __call__(self, **arrays):
-        for name, array in arrays.items():
-            self.arrays.setdefault(name, []).append(array)
+    def __enter__(self):
+        self.previous = sys.gettrace()
+        sys.settrace(self.start)
+        return self
+
+    def __exit__(self, *exception):
+        sys.settrace(self.previous)
+
+    def start(self, frame, event, arg):
+        """The hook of every new call: follow it, line by line, if it is one of the functions."""
+        if frame.f_code not in self.names:
+            return None
+        arrays = self.arrays.setdefault(self.names[frame.f_code], {})
+        seen = {}  # variable -> the value last kept, to keep each value once
+
+        def keep(frame, event, arg):
+            for name, value in frame.f_locals.items():
+                if seen.get(name, keep) is not value:
+                    seen[name] = value
+                    arrays.setdefault(name, []).append(value)
+            return keep
+
+        return keep(frame, event, arg)

@@ -18,7 +18,6 @@ them apart.
 from .compiler import CompiledPattern
 from .picogpt import gpt2
 from .model import gpt
-from .recording import ignore
 from .tokenizer import CHARS
 from .weights import N_CTX
 
@@ -41,8 +40,8 @@ def pattern_of(model):
 
 
 # [..., n_seq] -> [..., n_seq, n_vocab]
-def run(model, tokens, record=ignore):
+def run(model, tokens):
     """The model's forward pass on token ids: ``gpt`` for the hand-made model, ``gpt2`` for a compiled one."""
     if isinstance(model, CompiledPattern):
-        return gpt2(tokens, **model.weights, n_head=model.n_head, record=record)
-    return gpt(tokens, **model, record=record)
+        return gpt2(tokens, **model.weights, n_head=model.n_head)
+    return gpt(tokens, **model)

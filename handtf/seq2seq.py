@@ -1,28 +1,26 @@
 """The encoder-decoder Transformer of "Attention Is All You Need", forward pass only.
 
-The paper's model (Vaswani et al., 2017, section 3) from the package's
-building blocks (``attend``, ``layers``, ``masks``, ``positions``): token
-embeddings scaled by ``sqrt(d_model)`` plus sinusoidal positions; ``n_layers`` encoder blocks (self-attention, feed-forward) and
-``n_layers`` decoder blocks (masked self-attention, attention over the
-encoder's output, feed-forward); ReLU feed-forward networks; the output
-projection shares its matrix with the target embedding (section 3.4).
+The paper's model (Vaswani et al., 2017, section 3) from the package's building blocks (``attend``,
+``layers``, ``masks``, ``positions``): token embeddings scaled by ``sqrt(d_model)`` plus sinusoidal
+positions; ``n_layers`` encoder blocks (self-attention, feed-forward) and ``n_layers`` decoder blocks
+(masked self-attention, attention over the encoder's output, feed-forward); ReLU feed-forward
+networks; the output projection shares its matrix with the target embedding (section 3.4).
 
-Each sublayer sits in a residual connection with a layer norm. The paper puts
-the norm after the sum, ``LayerNorm(x + Sublayer(x))`` (``norm="post"``, the
-default); GPT-2 puts it before, ``x + Sublayer(LayerNorm(x))``, and adds one
-final norm after the stack (``norm="pre"``).
+Each sublayer sits in a residual connection with a layer norm. The paper puts the norm after the
+sum, ``LayerNorm(x + Sublayer(x))`` (``norm="post"``, the default); GPT-2 puts it before,
+``x + Sublayer(LayerNorm(x))``, and adds one final norm after the stack (``norm="pre"``).
 
-The sizes are a :class:`handtf.seq2seq.Config`, kept apart from the weights
-as nanoGPT keeps its ``GPTConfig``: :func:`handtf.init_params` makes the weights (only arrays, in nested
-dicts), and ``encode``, ``decode`` and ``forward`` take the config next to them.
-The weights are seeded random numbers, not trained ones: outputs are
-reproducible but meaningless; ``handtf.seq2seq_training`` trains them (with dropout).
-Token arrays are ``[n_seq]`` or ``[n_batch, n_seq]``; ``...`` in a shape
-comment stands for either.
+The sizes are a :class:`handtf.seq2seq.Config`, kept apart from the weights as nanoGPT keeps its
+``GPTConfig``: :func:`handtf.init_params` makes the weights (only arrays, in nested dicts), and
+``encode``, ``decode`` and ``forward`` take the config next to them. The weights are seeded random
+numbers, not trained ones: outputs are reproducible but meaningless. ``handtf.seq2seq_training``
+trains them, running these very blocks with dropout: ``keep`` holds the dropout masks of the
+sublayers' outputs (1.0, no dropout, by default). Token arrays are ``[n_seq]`` or
+``[n_batch, n_seq]``; ``...`` in a shape comment stands for either.
 """
 
 import math
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 
 import numpy as np
 
@@ -94,9 +92,7 @@ def init_params(config, seed):
     >>> params["encoder"]["wte"].shape, params["decoder"]["wte"].shape
     ((5, 8), (6, 8))
     """
-    vocab_src, vocab_tgt, d_model, d_ff, n_layers, norm = (
-        config.vocab_src, config.vocab_tgt, config.d_model, config.d_ff, config.n_layers, config.norm
-    )
+    vocab_src, vocab_tgt, d_model, _, d_ff, n_layers, norm = astuple(config)
     rng = np.random.default_rng(seed)
 
     def dense(n_in, n_out):
@@ -153,21 +149,21 @@ def embed(tokens, wte):
 @checked
 # --8<-- [start:post_norm]
 # [..., n_seq, d_model] -> [..., n_seq, d_model]
-def post_norm(x, sublayer, ln):
+def post_norm(x, sublayer, ln, keep=1.0):
     """The paper's residual connection: ``LayerNorm(x + Sublayer(x))``.
 
     >>> ln = {"g": np.ones(2), "b": np.zeros(2)}
     >>> post_norm(np.array([[0.0, 1.0]]), lambda h: h, ln).round(3)
     array([[-1.,  1.]])
     """
-    return layer_norm(x + sublayer(x), **ln)  # [..., n_seq, d_model]
+    return layer_norm(x + keep * sublayer(x), **ln)  # [..., n_seq, d_model]
 # --8<-- [end:post_norm]
 
 
 @checked
 # --8<-- [start:pre_norm]
 # [..., n_seq, d_model] -> [..., n_seq, d_model]
-def pre_norm(x, sublayer, ln):
+def pre_norm(x, sublayer, ln, keep=1.0):
     """GPT-2's residual connection: ``x + Sublayer(LayerNorm(x))``; the sum
     itself is never normalised.
 
@@ -175,7 +171,7 @@ def pre_norm(x, sublayer, ln):
     >>> pre_norm(np.array([[0.0, 1.0]]), lambda h: h, ln).round(3)
     array([[-1.,  2.]])
     """
-    return x + sublayer(layer_norm(x, **ln))  # [..., n_seq, d_model]
+    return x + keep * sublayer(layer_norm(x, **ln))  # [..., n_seq, d_model]
 # --8<-- [end:pre_norm]
 
 
@@ -186,7 +182,7 @@ RESIDUALS = {"post": post_norm, "pre": pre_norm}
 # --8<-- [start:encoder_block]
 # [..., n_src, d_model] -> [..., n_src, d_model]
 def encoder_block(x, self_attn, ln_1, mlp, ln_2, n_head, src_mask=None,
-                  residual=post_norm):
+                  residual=post_norm, keep=(1.0, 1.0)):
     """Self-attention over the whole source, then the feed-forward network,
     each in a residual.
 
@@ -197,9 +193,10 @@ def encoder_block(x, self_attn, ln_1, mlp, ln_2, n_head, src_mask=None,
     (3, 8)
     """
     x = residual(x, lambda h: multi_head_attention(
-        h, h, **self_attn, n_head=n_head, mask=src_mask), ln_1)
+        h, h, **self_attn, n_head=n_head, mask=src_mask), ln_1, keep[0])
     # [..., n_src, d_model]
-    return residual(x, lambda h: ffn(h, **mlp, activation=relu), ln_2)
+    return residual(x, lambda h: ffn(h, **mlp, activation=relu), ln_2,
+                    keep[1])
 # --8<-- [end:encoder_block]
 
 
@@ -207,7 +204,8 @@ def encoder_block(x, self_attn, ln_1, mlp, ln_2, n_head, src_mask=None,
 # --8<-- [start:decoder_block]
 # [..., n_tgt, d_model], [..., n_src, d_model] -> [..., n_tgt, d_model]
 def decoder_block(x, memory, self_attn, ln_1, cross_attn, ln_2, mlp, ln_3,
-                  n_head, src_mask=None, residual=post_norm):
+                  n_head, src_mask=None, residual=post_norm,
+                  keep=(1.0, 1.0, 1.0)):
     """Masked self-attention, attention over the encoder's output,
     feed-forward; each in a residual.
 
@@ -219,11 +217,12 @@ def decoder_block(x, memory, self_attn, ln_1, cross_attn, ln_2, mlp, ln_3,
     """
     future = causal_mask(x.shape[-2], x.dtype)  # [n_tgt, n_tgt]
     x = residual(x, lambda h: multi_head_attention(
-        h, h, **self_attn, n_head=n_head, mask=future), ln_1)
+        h, h, **self_attn, n_head=n_head, mask=future), ln_1, keep[0])
     x = residual(x, lambda h: multi_head_attention(
-        h, memory, **cross_attn, n_head=n_head, mask=src_mask), ln_2)
+        h, memory, **cross_attn, n_head=n_head, mask=src_mask), ln_2, keep[1])
     # [..., n_tgt, d_model]
-    return residual(x, lambda h: ffn(h, **mlp, activation=relu), ln_3)
+    return residual(x, lambda h: ffn(h, **mlp, activation=relu), ln_3,
+                    keep[2])
 # --8<-- [end:decoder_block]
 
 
@@ -377,9 +376,17 @@ def check_embed(tokens, wte):
     return {"tokens": check_ids("tokens", tokens, wte.shape[0]), "wte": wte}
 
 
-def check_post_norm(x, sublayer, ln):
+def check_post_norm(x, sublayer, ln, keep):
     x, ln = check_residual_input(x, ln)
-    return {"x": x, "sublayer": check_callable("sublayer", sublayer), "ln": ln}
+    return {"x": x, "sublayer": check_callable("sublayer", sublayer), "ln": ln, "keep": check_keep(keep, x.shape)}
+
+
+def check_keep(keep, shape, n=None):
+    """Dropout masks (dropout_mask makes them) of x's shape, or 1.0 (no dropout): one, or ``n`` for a block's sublayers."""
+    masks = (keep,) if n is None else keep if isinstance(keep, (tuple, list)) and len(keep) == n else None
+    if masks is None or any(not (isinstance(m, float) and m == 1.0) and np.shape(m) != tuple(shape) for m in masks):
+        raise ValueError(f"keep must be {n or 1} dropout mask(s) of shape {tuple(shape)} or 1.0 (no dropout), got {keep!r:.80}")
+    return keep if n is None else tuple(keep)
 
 
 check_pre_norm = check_post_norm
@@ -404,21 +411,22 @@ def dense_hidden(mlp):
     return check_array("mlp['c_fc']['w']", mlp["c_fc"]["w"], ndim=2).shape[1]
 
 
-def check_encoder_block(x, self_attn, ln_1, mlp, ln_2, n_head, src_mask, residual):
+def check_encoder_block(x, self_attn, ln_1, mlp, ln_2, n_head, src_mask, residual, keep):
     block = dict(self_attn=self_attn, ln_1=ln_1, mlp=mlp, ln_2=ln_2)
     checked_args = check_block(x, n_head, residual, "encoder", **block)
     x = checked_args["x"]
     src_mask = check_src_mask(src_mask, x.shape[:-2], x.shape[-2], x.shape[-2])
-    return checked_args | {"src_mask": src_mask}
+    return checked_args | {"src_mask": src_mask, "keep": check_keep(keep, x.shape, 2)}
 
 
-def check_decoder_block(x, memory, self_attn, ln_1, cross_attn, ln_2, mlp, ln_3, n_head, src_mask, residual):
+def check_decoder_block(x, memory, self_attn, ln_1, cross_attn, ln_2, mlp, ln_3, n_head, src_mask, residual, keep):
     block = dict(self_attn=self_attn, ln_1=ln_1, cross_attn=cross_attn, ln_2=ln_2, mlp=mlp, ln_3=ln_3)
     checked_args = check_block(x, n_head, residual, "decoder", **block)
     memory = check_memory(memory, checked_args["x"].shape[-1])
     x = checked_args["x"]
     batch = np.broadcast_shapes(x.shape[:-2], memory.shape[:-2])
-    return checked_args | {"memory": memory, "src_mask": check_src_mask(src_mask, batch, x.shape[-2], memory.shape[-2])}
+    src_mask = check_src_mask(src_mask, batch, x.shape[-2], memory.shape[-2])
+    return checked_args | {"memory": memory, "src_mask": src_mask, "keep": check_keep(keep, x.shape, 3)}
 
 
 def check_memory(memory, d_model):

@@ -1,12 +1,15 @@
 """Training the encoder-decoder of ``handtf.seq2seq`` with the paper's recipe, on a copy or reverse task.
 
-The forward pass here is ``seq2seq.forward`` with dropout added where the
-paper puts it (section 5.4): on the sum of the embeddings and the positional
-encoding, and on every sublayer's output before the residual sum. With
-``dropout = 0`` it computes exactly ``seq2seq.forward``'s logits (a test
-checks it). The backward pass runs the same steps in reverse, with the
-backward functions next to their forward ones (``handtf.attend``, ``handtf.layers``); the dropout masks are drawn once
-per step and used by both.
+The forward pass runs ``seq2seq``'s own ``embed``, ``encoder_block`` and
+``decoder_block`` (with their ``post_norm`` or ``pre_norm``), with dropout
+where the paper puts it (section 5.4): on the sum of the embeddings and the
+positional encoding, and on every sublayer's output before the residual sum
+(the blocks' ``keep`` masks). With ``dropout = 0`` it computes exactly
+``seq2seq.forward``'s logits (a test checks it). The backward pass runs the
+same steps in reverse: the backward functions of the blocks and norms below,
+built on those next to their forward ones (``handtf.attend``,
+``handtf.layers``); the dropout masks are drawn once per step and used by
+both.
 
 The task: the source is a sequence of ``length`` symbols; the target is the
 same symbols (``copy``) or the same symbols backwards (``reverse``), then
@@ -21,12 +24,35 @@ import numpy as np
 
 from .activations import relu
 from .attend import multi_head_attention, multi_head_attention_backward
-from .checks import check_callable, check_finite_result, check_int_range, check_positive_int, check_real, check_seed, check_size, checked
-from .layers import ffn, ffn_backward, layer_norm, layer_norm_backward
+from .checks import (
+    check_callable,
+    check_dout,
+    check_finite_result,
+    check_int_range,
+    check_positive_int,
+    check_real,
+    check_seed,
+    check_size,
+    checked,
+)
+from .layers import embedding_backward, ffn, ffn_backward, layer_norm, layer_norm_backward
 from .loss import cross_entropy_backward, smoothed_targets, soft_cross_entropy
 from .masks import causal_mask
-from .picogpt import embedding_backward
-from .seq2seq import Config, check_params, embed, init_params
+from .seq2seq import (
+    RESIDUALS,
+    Config,
+    check_decoder_block,
+    check_embed,
+    check_encoder_block,
+    check_params,
+    check_post_norm,
+    decoder_block,
+    embed,
+    encoder_block,
+    init_params,
+    post_norm,
+    pre_norm,
+)
 from .training import adam_step, check_fraction, dropout_mask, leaves, learning_rate
 from .translate import beam_decode, greedy_decode
 
@@ -64,116 +90,91 @@ def task_pairs(task, n_pairs, length, n_symbols, rng, exclude=frozenset()):
 # --8<-- [end:task_pairs]
 
 
-class _Dropout:
-    """One dropout mask per place in the network, drawn on first use and reused by the backward pass."""
-
-    def __init__(self, rate, rng):
-        self.rate, self.rng, self.masks = rate, rng, {}
-
-    def __call__(self, name, shape):
-        if self.rate == 0:
-            return 1.0
-        if name not in self.masks:
-            self.masks[name] = dropout_mask(shape, self.rate, self.rng)
-        return self.masks[name]
+# The backward functions of handtf.seq2seq's forward functions (seq2seq.py is at the package's length
+# limit). A sublayer is a pair (forward, backward) of h -> out; backward returns (dh, grads).
 
 
-def _embed_backward(dout, tokens, wte):
+def _self_attention(params, n_head, mask):
+    def backward(dout, h):
+        dx, dmem, grads = multi_head_attention_backward(dout, h, h, **params, n_head=n_head, mask=mask)
+        return dx + dmem, grads  # queries, keys and values all come from h
+
+    return lambda h: multi_head_attention(h, h, **params, n_head=n_head, mask=mask), backward
+
+
+def _cross_attention(params, n_head, memory, mask):
+    def backward(dout, h):
+        dx, dmem, grads = multi_head_attention_backward(dout, h, memory, **params, n_head=n_head, mask=mask)
+        return dx, (grads, dmem)  # keys and values come from memory
+
+    return lambda h: multi_head_attention(h, memory, **params, n_head=n_head, mask=mask), backward
+
+
+def _feed_forward(params):
+    return lambda h: ffn(h, **params, activation=relu), lambda dout, h: ffn_backward(dout, h, **params, activation=relu)
+
+
+@checked
+# [..., n_seq, d_model], [..., n_seq], [n_vocab, d_model] -> [n_vocab, d_model]
+def embed_backward(dout, tokens, wte):
     """``seq2seq.embed`` backwards: the positional encoding is a constant, the scale ``sqrt(d_model)`` multiplies through."""
     return embedding_backward(dout * math.sqrt(wte.shape[-1]), tokens, wte.shape[0])  # [n_vocab, d_model]
 
 
-# ---- the sublayers, each as (forward, backward) of h -> out; backward returns (dh, grads, dmemory)
-
-def _self_attention(params, n_head, mask):
-    forward = lambda h: multi_head_attention(h, h, **params, n_head=n_head, mask=mask)  # noqa: E731
-
-    def backward(dout, h):
-        dx, dmem, grads = multi_head_attention_backward(dout, h, h, **params, n_head=n_head, mask=mask)
-        return dx + dmem, grads, None  # queries, keys and values all come from h
-
-    return forward, backward
-
-
-def _cross_attention(params, n_head, memory, mask):
-    forward = lambda h: multi_head_attention(h, memory, **params, n_head=n_head, mask=mask)  # noqa: E731
-
-    def backward(dout, h):
-        dx, dmem, grads = multi_head_attention_backward(dout, h, memory, **params, n_head=n_head, mask=mask)
-        return dx, grads, dmem
-
-    return forward, backward
-
-
-def _feed_forward(params):
-    forward = lambda h: ffn(h, **params, activation=relu)  # noqa: E731
-
-    def backward(dout, h):
-        dx, grads = ffn_backward(dout, h, **params, activation=relu)
-        return dx, grads, None
-
-    return forward, backward
-
-
+@checked
 # --8<-- [start:residual]
-def _residual(x, sublayer, ln, keep, norm):
-    """post: ``LayerNorm(x + dropout(Sublayer(x)))`` (the paper);
-    pre: ``x + dropout(Sublayer(LayerNorm(x)))``."""
-    forward, _ = sublayer
-    if norm == "post":
-        return layer_norm(x + keep * forward(x), **ln)
-    return x + keep * forward(layer_norm(x, **ln))
-
-
-def _residual_backward(dout, x, sublayer, ln, keep, norm):
-    """``_residual`` backwards: returns dx, the sublayer's grads, the layer
-    norm's grads, dmemory."""
+# [..., n_seq, d_model], [..., n_seq, d_model] -> dx, grads, the norm's grads
+def post_norm_backward(dout, x, sublayer, ln, keep=1.0):
+    """``post_norm`` backwards, ``LayerNorm(x + keep * Sublayer(x))``;
+    ``sublayer`` is the pair (forward, backward)."""
     forward, backward = sublayer
-    if norm == "post":
-        # through the norm first
-        dsum, g_ln = layer_norm_backward(dout, x + keep * forward(x), **ln)
-        dh, grads, dmemory = backward(dsum * keep, x)
-        # the residual path plus the sublayer's path
-        return dsum + dh, grads, g_ln, dmemory
-    h = layer_norm(x, **ln)
-    dh, grads, dmemory = backward(dout * keep, h)
-    dx, g_ln = layer_norm_backward(dh, x, **ln)
-    return dout + dx, grads, g_ln, dmemory
+    # through the norm first
+    dsum, g_ln = layer_norm_backward(dout, x + keep * forward(x), **ln)
+    dh, grads = backward(dsum * keep, x)
+    # the residual path plus the sublayer's path
+    return dsum + dh, grads, g_ln
 # --8<-- [end:residual]
 
 
-def _encoder_sublayers(block, n_head):
-    return [("self_attn", "ln_1", _self_attention(block["self_attn"], n_head, None)), ("mlp", "ln_2", _feed_forward(block["mlp"]))]
+@checked
+# [..., n_seq, d_model], [..., n_seq, d_model] -> dx, grads, the norm's grads
+def pre_norm_backward(dout, x, sublayer, ln, keep=1.0):
+    """``pre_norm`` backwards, ``x + keep * Sublayer(LayerNorm(x))``."""
+    _, backward = sublayer
+    dh, grads = backward(dout * keep, layer_norm(x, **ln))
+    dx, g_ln = layer_norm_backward(dh, x, **ln)
+    return dout + dx, grads, g_ln
 
 
-def _decoder_sublayers(block, n_head, memory, n_tgt):
-    return [
-        ("self_attn", "ln_1", _self_attention(block["self_attn"], n_head, causal_mask(n_tgt))),
-        ("cross_attn", "ln_2", _cross_attention(block["cross_attn"], n_head, memory, None)),
-        ("mlp", "ln_3", _feed_forward(block["mlp"])),
-    ]
+BACKWARD = {post_norm: post_norm_backward, pre_norm: pre_norm_backward}
 
 
-def _stack(x, blocks, sublayers_of, drop, prefix, norm):
-    """Run every sublayer of every block; return the output and every sublayer's input (for the backward pass)."""
-    inputs = []
-    for i, block in enumerate(blocks):
-        for name, ln, sublayer in sublayers_of(block):
-            inputs.append(x)
-            x = _residual(x, sublayer, block[ln], drop(f"{prefix}{i}.{name}", x.shape), norm)
-    return x, inputs
+@checked
+# [..., n_src, d_model], [..., n_src, d_model] -> [..., n_src, d_model], grads like the block
+def encoder_block_backward(dout, x, self_attn, ln_1, mlp, ln_2, n_head, src_mask=None, residual=post_norm, keep=(1.0, 1.0)):
+    """``seq2seq.encoder_block`` backwards: ``dx`` and the block's grads."""
+    attend = _self_attention(self_attn, n_head, src_mask)
+    x_2 = residual(x, attend[0], ln_1, keep[0])  # the second sublayer's input
+    backward, grads = BACKWARD[residual], {}
+    dx, grads["mlp"], grads["ln_2"] = backward(dout, x_2, _feed_forward(mlp), ln_2, keep[1])
+    dx, grads["self_attn"], grads["ln_1"] = backward(dx, x, attend, ln_1, keep[0])
+    return dx, grads
 
 
-def _stack_backward(dout, blocks, sublayers_of, inputs, drop, prefix, norm):
-    grads, dmemory, steps = [{} for _ in blocks], 0.0, []
-    for i, block in enumerate(blocks):
-        steps += [(i, name, ln, sublayer) for name, ln, sublayer in sublayers_of(block)]
-    for (i, name, ln, sublayer), x in reversed(list(zip(steps, inputs))):
-        keep = drop(f"{prefix}{i}.{name}", x.shape)
-        dout, grads[i][name], grads[i][ln], dmem = _residual_backward(dout, x, sublayer, blocks[i][ln], keep, norm)
-        if dmem is not None:
-            dmemory = dmemory + dmem
-    return dout, grads, dmemory
+@checked
+# [..., n_tgt, d_model], [..., n_tgt, d_model], [..., n_src, d_model] -> dx, dmemory, grads like the block
+def decoder_block_backward(dout, x, memory, self_attn, ln_1, cross_attn, ln_2, mlp, ln_3, n_head, src_mask=None,
+                           residual=post_norm, keep=(1.0, 1.0, 1.0)):
+    """``seq2seq.decoder_block`` backwards: ``dx``, ``dmemory`` (how the loss reaches the encoder) and the block's grads."""
+    attend = _self_attention(self_attn, n_head, causal_mask(x.shape[-2], x.dtype))
+    cross = _cross_attention(cross_attn, n_head, memory, src_mask)
+    x_2 = residual(x, attend[0], ln_1, keep[0])  # the second sublayer's input
+    x_3 = residual(x_2, cross[0], ln_2, keep[1])  # the third's
+    backward, grads = BACKWARD[residual], {}
+    dx, grads["mlp"], grads["ln_3"] = backward(dout, x_3, _feed_forward(mlp), ln_3, keep[2])
+    dx, (grads["cross_attn"], dmemory), grads["ln_2"] = backward(dx, x_2, cross, ln_2, keep[1])
+    dx, grads["self_attn"], grads["ln_1"] = backward(dx, x, attend, ln_1, keep[0])
+    return dx, dmemory, grads
 
 
 def _final_norm(x, stack):
@@ -194,29 +195,34 @@ def seq2seq_loss_and_grads(params, config, src, tgt_in, tgt_out,
     """The loss of ``forward(src, tgt_in, params, config)`` against
     ``tgt_out``, with dropout, and the gradient of every weight.
 
-    The gradients come back in the layout of ``params``.
+    The forward pass runs ``seq2seq``'s ``embed``, ``encoder_block`` and
+    ``decoder_block``, keeping each block's input; the gradients come back in
+    the layout of ``params``.
     """
     enc, dec = params["encoder"], params["decoder"]
-    n_head, norm, drop = config.n_head, config.norm, _Dropout(dropout, rng)
+    n_head, residual = config.n_head, RESIDUALS[config.norm]
 
-    def enc_sublayers(b):
-        return _encoder_sublayers(b, n_head)
+    def masks(x, n):  # n dropout masks shaped like x (1.0: no dropout)
+        return [dropout_mask(x.shape, dropout, rng) if dropout > 0 else 1.0
+                for _ in range(n)]
 
-    # forward: the encoder, then the decoder against its output
-    x_src = embed(src, enc["wte"])  # [n_batch, n_src, d_model]
-    x_src = x_src * drop("enc.embed", x_src.shape)
-    enc_out, enc_inputs = _stack(x_src, enc["blocks"], enc_sublayers, drop,
-                                 "enc", norm)
-    memory = _final_norm(enc_out, enc)  # [n_batch, n_src, d_model]
-
-    def dec_sublayers(b):
-        return _decoder_sublayers(b, n_head, memory, tgt_in.shape[-1])
-
-    x_tgt = embed(tgt_in, dec["wte"])  # [n_batch, n_tgt, d_model]
-    x_tgt = x_tgt * drop("dec.embed", x_tgt.shape)
-    dec_out, dec_inputs = _stack(x_tgt, dec["blocks"], dec_sublayers, drop,
-                                 "dec", norm)
-    h = _final_norm(dec_out, dec)  # [n_batch, n_tgt, d_model]
+    # forward: the encoder, then the decoder; xs[i] is the input of block i
+    x = embed(src, enc["wte"])  # [n_batch, n_src, d_model]
+    (keep_src,) = masks(x, 1)
+    xs, enc_keeps = [x * keep_src], []
+    for block in enc["blocks"]:
+        enc_keeps.append(masks(x, 2))
+        xs.append(encoder_block(xs[-1], **block, n_head=n_head,
+                                residual=residual, keep=enc_keeps[-1]))
+    memory = _final_norm(xs[-1], enc)  # [n_batch, n_src, d_model]
+    y = embed(tgt_in, dec["wte"])  # [n_batch, n_tgt, d_model]
+    (keep_tgt,) = masks(y, 1)
+    ys, dec_keeps = [y * keep_tgt], []
+    for block in dec["blocks"]:
+        dec_keeps.append(masks(y, 3))
+        ys.append(decoder_block(ys[-1], memory, **block, n_head=n_head,
+                                residual=residual, keep=dec_keeps[-1]))
+    h = _final_norm(ys[-1], dec)  # [n_batch, n_tgt, d_model]
     logits = h @ dec["wte"].T  # [n_batch, n_tgt, vocab_tgt]
     target_probs = smoothed_targets(tgt_out, config.vocab_tgt, label_smoothing)
     # backward: the same steps in reverse
@@ -226,16 +232,22 @@ def seq2seq_loss_and_grads(params, config, src, tgt_in, tgt_out,
     # the tied output layer
     g_dec["wte"] = (dlogits.reshape(-1, config.vocab_tgt).T
                     @ h.reshape(-1, config.d_model))
-    dx = _final_norm_backward(dlogits @ dec["wte"], dec_out, dec, g_dec)
-    dx, g_dec["blocks"], dmemory = _stack_backward(
-        dx, dec["blocks"], dec_sublayers, dec_inputs, drop, "dec", norm)
-    dx = dx * drop("dec.embed", dx.shape)
-    g_dec["wte"] = g_dec["wte"] + _embed_backward(dx, tgt_in, dec["wte"])
-    dx = _final_norm_backward(dmemory, enc_out, enc, g_enc)
-    dx, g_enc["blocks"], _ = _stack_backward(
-        dx, enc["blocks"], enc_sublayers, enc_inputs, drop, "enc", norm)
-    dx = dx * drop("enc.embed", dx.shape)
-    g_enc["wte"] = _embed_backward(dx, src, enc["wte"])
+    dy = _final_norm_backward(dlogits @ dec["wte"], ys[-1], dec, g_dec)
+    g_dec["blocks"], dmemory = [None] * (len(ys) - 1), 0.0
+    for i in reversed(range(len(ys) - 1)):
+        dy, dmem, g_dec["blocks"][i] = decoder_block_backward(
+            dy, ys[i], memory, **dec["blocks"][i], n_head=n_head,
+            residual=residual, keep=dec_keeps[i])
+        dmemory = dmemory + dmem
+    g_dec["wte"] = g_dec["wte"] + embed_backward(dy * keep_tgt, tgt_in,
+                                                 dec["wte"])
+    dx = _final_norm_backward(dmemory, xs[-1], enc, g_enc)
+    g_enc["blocks"] = [None] * (len(xs) - 1)
+    for i in reversed(range(len(xs) - 1)):
+        dx, g_enc["blocks"][i] = encoder_block_backward(
+            dx, xs[i], **enc["blocks"][i], n_head=n_head, residual=residual,
+            keep=enc_keeps[i])
+    g_enc["wte"] = embed_backward(dx * keep_src, src, enc["wte"])
     loss = soft_cross_entropy(logits, target_probs)
     return loss, {"encoder": g_enc, "decoder": g_dec}
 # --8<-- [end:seq2seq_loss_and_grads]
@@ -345,6 +357,32 @@ def check_seq2seq_loss_and_grads(params, config, src, tgt_in, tgt_out, label_smo
     if dropout > 0 and not isinstance(rng, np.random.Generator):
         raise TypeError(f"with dropout, rng must be a numpy Generator (np.random.default_rng(seed)), got {type(rng).__name__}")
     return {"params": params, "label_smoothing": check_fraction("label_smoothing", label_smoothing), "dropout": dropout}
+
+
+def check_embed_backward(dout, tokens, wte):
+    args = check_embed(tokens, wte)
+    return args | {"dout": check_dout(dout, args["tokens"].shape + args["wte"].shape[1:])}
+
+
+def check_post_norm_backward(dout, x, sublayer, ln, keep):
+    if not (isinstance(sublayer, tuple) and len(sublayer) == 2 and all(map(callable, sublayer))):
+        raise TypeError(f"sublayer must be a pair of functions (forward, backward), got {sublayer!r:.80}")
+    args = check_post_norm(x, sublayer[0], ln, keep) | {"sublayer": sublayer}
+    return args | {"dout": check_dout(dout, args["x"].shape)}
+
+
+check_pre_norm_backward = check_post_norm_backward
+
+
+def check_encoder_block_backward(dout, x, self_attn, ln_1, mlp, ln_2, n_head, src_mask, residual, keep):
+    args = check_encoder_block(x, self_attn, ln_1, mlp, ln_2, n_head, src_mask, residual, keep)
+    return args | {"dout": check_dout(dout, args["x"].shape)}
+
+
+def check_decoder_block_backward(dout, x, memory, self_attn, ln_1, cross_attn, ln_2, mlp, ln_3, n_head, src_mask, residual,
+                                 keep):
+    args = check_decoder_block(x, memory, self_attn, ln_1, cross_attn, ln_2, mlp, ln_3, n_head, src_mask, residual, keep)
+    return args | {"dout": check_dout(dout, args["x"].shape)}
 
 
 def check_train_seq2seq(task, steps, seed, length, n_symbols, batch_size, d_model, n_head, d_ff, n_layers, warmup, factor,

@@ -1,8 +1,11 @@
 """Every intermediate of one forward pass, by name.
 
-``trace`` runs :func:`handtf.gpt` itself with a :class:`handtf.recording.Recorder`
-passed down as ``record``: every matrix a page prints or a figure draws is the
-one the forward pass computed, not a copy of its steps.
+``trace`` runs :func:`handtf.gpt` itself (:func:`handtf.gpt2` for a compiled
+pattern) inside a :class:`handtf.recording.Recorder`, which keeps the value of
+every variable of the forward functions as they compute it: every matrix a
+page prints or a figure draws is the one the forward pass computed, not a copy
+of its steps. ``STEPS`` and ``PATTERN_STEPS`` say which variable of which
+function each field of a trace is.
 """
 
 from dataclasses import dataclass, fields
@@ -10,10 +13,13 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from .activations import softmax
+from .attend import attention, attention_weights
 from .checks import checked
 from .compiler import CompiledPattern
 from .inference import check_context_window, context_window
-from .model import check_model
+from .layers import ffn
+from .model import causal_self_attention, check_model, gpt, transformer_block
+from .picogpt import gpt2, gpt2_block
 from .recording import Recorder
 from .running import alphabet, run
 from .tokenizer import untok
@@ -90,6 +96,35 @@ class PatternTrace:
         return "".join(untok(int(i), self.chars) for i in np.argmax(self.probs, axis=-1))
 
 
+# Each field of a trace: (the function, its variable, which of the variable's
+# values: 0 the first, -1 the last). Most fields are named as the code names
+# them; ``embedding`` is gpt's ``x`` before the blocks, ``residual`` the
+# block's ``x`` after its residual sums.
+ATTENTION_STEPS = {  # the same in both passes: the one attention
+    "scores": (attention_weights, "scores", 0),
+    "scaled_scores": (attention_weights, "scaled_scores", 0),
+    "mask": (attention_weights, "mask", 0),
+    "masked_scores": (attention_weights, "masked_scores", 0),
+    "attention_weights": (attention_weights, "weights", 0),
+    "attention_output": (attention, "output", 0),
+}
+STEPS = {
+    "token_embedding": (gpt, "token_embedding", 0),
+    "position_embedding": (gpt, "position_embedding", 0),
+    "embedding": (gpt, "x", 0),
+    **{name: (causal_self_attention, name, 0) for name in ("qkv", "q", "k", "v", "projection")},
+    **ATTENTION_STEPS,
+    "residual": (transformer_block, "x", -1),
+}
+PATTERN_STEPS = {
+    "embedding": (gpt2, "x", 0),
+    **ATTENTION_STEPS,
+    "attention_residual": (gpt2_block, "x", 1),
+    "pre_activation": (ffn, "pre_activation", 0),
+    "hidden": (ffn, "hidden", 0),
+    "residual": (gpt2_block, "x", -1),
+}
+
 @checked
 # --8<-- [start:trace]
 def trace(context, model=MODEL):
@@ -102,22 +137,24 @@ def trace(context, model=MODEL):
     ((5, 8), (5, 24), (5, 5), (5, 2))
     """
     tokens = np.array(context_window(context, model))  # [n_seq]
-    record = Recorder()
-    # every step kept in record.arrays
-    logits = run(model, tokens, record=record)  # [n_seq, n_vocab]
+    compiled = isinstance(model, CompiledPattern)
     # several heads and a feed-forward network: another set of steps
-    if isinstance(model, CompiledPattern):
+    steps = PATTERN_STEPS if compiled else STEPS
+    functions = {function for function, _, _ in steps.values()}
+    # every value of every variable of those functions, kept as computed
+    with Recorder(*functions) as record:
+        logits = run(model, tokens)  # [n_seq, n_vocab]
+    kept = {name: record.arrays[function.__name__][variable][which]
+            for name, (function, variable, which) in steps.items()}
+    if compiled:
         return PatternTrace(
             context="".join(untok(int(t), model.chars) for t in tokens),
-            chars=model.chars, tokens=tokens,
-            **{name: arrays[0] for name, arrays in record.arrays.items()},
+            chars=model.chars, tokens=tokens, **kept,
             logits=logits, probs=softmax(logits),
         )
     return Trace(
         context="".join(untok(int(t)) for t in tokens),
-        tokens=tokens,
-        # one block: each name recorded once
-        **{name: arrays[0] for name, arrays in record.arrays.items()},
+        tokens=tokens, **kept,
         logits=logits,
         probs=softmax(logits),  # [n_seq, n_vocab]
     )

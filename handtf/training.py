@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .gpt_grads import block, loss_and_grads
+from .gpt_grads import loss_and_grads
 from .checks import (
     check_array,
     check_callable,
@@ -26,6 +26,7 @@ from .checks import (
     check_size,
     checked,
 )
+from .picogpt import gpt2
 from .tokenizer import CHARS, tokenize
 from .weights import N_CTX, N_EMBED, N_VOCAB
 
@@ -178,11 +179,8 @@ def determined(inputs, targets):
 
 
 def logits_of(weights, inputs, n_head=1):
-    """The logits of a model in the layout ``train`` makes, with ``n_head`` heads (``gpt`` for one head)."""
-    x = weights["wte"][inputs] + weights["wpe"][: inputs.shape[-1]]  # [..., n_seq, n_embd]
-    for params in weights["blocks"]:
-        x = block(x, **params, n_head=n_head)
-    return x @ weights["wte"].T  # [..., n_seq, n_vocab]
+    """The logits of a model in the layout ``train`` makes, with ``n_head`` heads: GPT-2's forward pass."""
+    return gpt2(inputs, **weights, n_head=n_head)  # [..., n_seq, n_vocab]
 
 
 def margins(weights, inputs, targets, n_head=1):

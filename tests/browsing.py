@@ -15,6 +15,8 @@ from urllib.parse import urldefrag, urlparse
 
 import pytest
 
+import failure_screenshots
+
 PREFIX = "/handtf/"
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
 CRAWL_BATCH = 8  # pages loading at once while crawling
@@ -77,8 +79,11 @@ class Visit:
     may also be a browser context, whose pages share its cache and storage.
     """
 
+    open_visits = {}  # the visits not yet closed, oldest first (a dict keeps their order)
+
     def __init__(self, browser, url, wait=True, light_search=False, idle=False, **page_options):
         self.url, self.idle = url, idle
+        Visit.open_visits[self] = None
         self.console_errors, self.remote_requests, self.failed = [], [], []
         self.page = browser.new_page(**page_options)
         if light_search:
@@ -109,6 +114,8 @@ class Visit:
         return self.page.evaluate(FACTS)
 
     def close(self):
+        failure_screenshots.photograph(self.page)  # only under $HANDTF_FAILURE_SCREENSHOTS
+        Visit.open_visits.pop(self, None)
         self.page.close()
 
 

@@ -85,9 +85,14 @@ def main(site, out):
     import build_pdf
     from pypdf import PdfReader
 
-    for language, pdf in build_pdf.build(Path(site), Path(out)).items():
+    drawn = {}
+    with build_pdf._chromium() as browser:  # the book of each language, then the student edition
+        printed = [*build_pdf.build(Path(site), Path(out), browser, drawn=drawn).values(),
+                   *build_pdf.build(Path(site), Path(out), browser, solutions=False, drawn=drawn).values()]
+    for pdf in printed:
         pages = [{"text": text, "glyph_zero": page_glyph_zero(page)} for text, page in zip(page_texts(pdf), PdfReader(pdf).pages, strict=True)]
         pdf.with_suffix(".json").write_text(json.dumps(pages, ensure_ascii=False), encoding="utf-8")
+        pdf.with_suffix(".images.json").write_text(json.dumps(drawn[pdf]), encoding="utf-8")
 
 
 if __name__ == "__main__":

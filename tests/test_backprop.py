@@ -27,7 +27,8 @@ from handtf import (
     soft_cross_entropy,
     softmax_backward,
 )
-from handtf.gpt_grads import block, block_backward, loss_and_grads
+from handtf.gpt_grads import loss_and_grads
+from handtf.picogpt import gpt2, gpt2_block, gpt2_block_backward
 
 TOLERANCE = 1e-6
 
@@ -215,10 +216,7 @@ def forward_loss(weights, inputs, targets, n_head, smoothing):
     if set(weights) == {"wte", "wpe", "blocks"} and all(set(b) == {"attn"} for b in weights["blocks"]) and n_head == 1:
         logits = gpt(inputs, **weights)
     else:
-        x = weights["wte"][inputs] + weights["wpe"][: inputs.shape[-1]]
-        for params in weights["blocks"]:
-            x = block(x, **params, n_head=n_head)
-        logits = layer_norm(x, **weights["ln_f"]) @ weights["wte"].T
+        logits = gpt2(inputs, **weights, n_head=n_head)
     return soft_cross_entropy(logits, smoothed_targets(targets, weights["wte"].shape[0], smoothing))
 
 
@@ -245,8 +243,8 @@ def test_block_without_mlp_is_the_hand_made_block(rng):
     weights = build_model(lg=3.0)["blocks"][0]
     from handtf import transformer_block
 
-    np.testing.assert_allclose(block(x, **weights), transformer_block(x, **weights), atol=1e-12)
-    dx, grads = block_backward(np.ones_like(x), x, **weights)
+    np.testing.assert_allclose(gpt2_block(x, **weights, n_head=1), transformer_block(x, **weights), atol=1e-12)
+    dx, grads = gpt2_block_backward(np.ones_like(x), x, **weights, n_head=1)
     assert set(grads) == {"attn"}
 
 

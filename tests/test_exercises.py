@@ -10,19 +10,31 @@ A design exercise is checked the way a reader checks their own design: with
 ``verify``. Twins have as many exercises with the same numbers (their examples
 are compared by ``test_site.py``).
 
+Each exercise says how hard it is, right after its title: ``**N. Title.**
+*(easy)*``, ``*(medium)*`` or ``*(hard)*``; in Chinese ``**N. 标题。**
+*（简单）*``, ``*（中等）*`` or ``*（较难）*``. Twins give each exercise the
+same level. A reader does an exercise alone, often without reading the page
+from the top: each solution's examples pass as a doctest in a fresh namespace,
+so a solution imports what it uses and defines its own helpers.
+
 The playground page's exercises are done in the playground widget: each state
 link there (``?edit=...``) sets the same cells as the example after it, and the
 widget, opened from the link in Chromium, shows the exhaustive check that
 Python's ``verify`` gives for that model.
 """
 
+import doctest
+import io
+import os
 import re
+import textwrap
+from typing import NamedTuple
 
 import pytest
 
 from mkdocs.utils.yaml import yaml_load
 
-from pages import DOCS, ROOT, twin_of
+from pages import DOCS, ROOT, strip_comments, twin_of
 
 PART_1 = "The hand-made model"  # the nav section of part 1
 MIN_PART_1 = 3
@@ -31,6 +43,12 @@ HEADING = {"en": "## Exercises", "zh": "## 练习"}
 HINT = {"en": '??? tip "Hint"', "zh": '??? tip "提示"'}
 SOLUTION = {"en": '??? success "Solution"', "zh": '??? success "解答"'}
 EXERCISE = re.compile(r"^\*\*(\d+)\. [^\n]*?\*\*", re.MULTILINE)
+# the level of an exercise, written right after its title, and what it means in each language
+LEVEL = {
+    "en": re.compile(r"\*\* \*\((easy|medium|hard)\)\*"),
+    "zh": re.compile(r"\*\* \*（(简单|中等|较难)）\*"),
+}
+LEVELS = {"简单": "easy", "中等": "medium", "较难": "hard"}
 # pages whose design exercise must be answered with verify (the reader's own check)
 DESIGN = ("any-pattern.md", "projection.md")
 
@@ -60,8 +78,15 @@ def block(lines, start):
     return "\n".join(body)
 
 
+class Exercise(NamedTuple):
+    number: int
+    level: str  # "easy", "medium" or "hard", in either language
+    hint: str
+    solution: str  # the indented body of the solution block
+
+
 def exercises(text, language):
-    """The exercises at the end of a page: a list of (number, hint, solution); raises ValueError on bad structure."""
+    """The exercises at the end of a page, as a list of ``Exercise``; raises ValueError on bad structure."""
     heading = HEADING[language]
     headings = re.findall(r"^## .*$", text, re.MULTILINE)
     if heading not in headings:
@@ -75,6 +100,10 @@ def exercises(text, language):
         end = starts[i + 1].start() if i + 1 < len(starts) else len(section)
         lines = section[match.start() : end].splitlines()
         number = int(match[1])
+        level = LEVEL[language].match(section, match.end() - 2)
+        if not level:
+            allowed = " / ".join(LEVELS.values() if language == "en" else LEVELS)
+            raise ValueError(f"exercise {number} does not say how hard it is: its title is followed by *({allowed})*, got {lines[0][:80]!r}")
         hints = [j for j, line in enumerate(lines) if line.strip() == HINT[language]]
         solutions = [j for j, line in enumerate(lines) if line.strip() == SOLUTION[language]]
         if len(hints) != 1 or len(solutions) != 1:
@@ -84,11 +113,25 @@ def exercises(text, language):
         solution = block(lines, solutions[0])
         if not re.search(r"^\s+>>> ", solution, re.MULTILINE):
             raise ValueError(f"exercise {number}: the solution has no >>> example (a doctest checks the answer)")
-        found.append((number, block(lines, hints[0]), solution))
-    numbers = [number for number, _, _ in found]
+        found.append(Exercise(number, LEVELS.get(level[1], level[1]), block(lines, hints[0]), solution))
+    numbers = [exercise.number for exercise in found]
     if numbers != list(range(1, len(numbers) + 1)):
         raise ValueError(f"exercises are numbered {numbers}")
     return found
+
+
+def failures_alone(solution, name, folder):
+    """Run a solution's examples as a doctest in a fresh namespace, from ``folder``; the report of what failed, or ''."""
+    test = doctest.DocTestParser().get_doctest(textwrap.dedent(solution), {}, name, None, 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    report = io.StringIO()
+    here = os.getcwd()
+    os.chdir(folder)
+    try:
+        runner.run(test, out=report.write, clear_globs=True)
+    finally:
+        os.chdir(here)
+    return report.getvalue() if runner.failures else ""
 
 
 @pytest.mark.parametrize(("name", "minimum"), pages_with_minimum(), ids=lambda v: str(v))
@@ -108,12 +151,70 @@ def test_every_chapter_ends_with_checked_exercises(name, minimum):
 @pytest.mark.parametrize("name", DESIGN)
 def test_a_design_exercise_is_checked_with_verify(name):
     for path, language in ((DOCS / name, "en"), (twin_of(DOCS / name), "zh")):
-        solutions = [solution for _, _, solution in exercises(path.read_text(encoding="utf-8"), language)]
+        solutions = [exercise.solution for exercise in exercises(path.read_text(encoding="utf-8"), language)]
         assert any(re.search(r">>> .*verify\(.*model=", s) for s in solutions), path.relative_to(DOCS)
+
+
+def pages_with_exercises():
+    """Every English page that ends with exercises (part 1, the concept pages and any other)."""
+    return sorted(
+        p.relative_to(DOCS).as_posix()
+        for p in DOCS.rglob("*.md")
+        if not p.name.endswith(".zh.md") and re.search(r"^## Exercises\s*$", p.read_text(encoding="utf-8"), re.MULTILINE)
+    )
+
+
+@pytest.mark.parametrize("name", pages_with_exercises())
+def test_every_exercise_says_how_hard_it_is_and_twins_agree(name):
+    levels = {}
+    for path, language in ((DOCS / name, "en"), (twin_of(DOCS / name), "zh")):
+        try:
+            levels[language] = [exercise.level for exercise in exercises(path.read_text(encoding="utf-8"), language)]
+        except ValueError as error:
+            pytest.fail(f"{path.relative_to(DOCS)}: {error}")
+    assert levels["en"] == levels["zh"], f"{name}: the levels differ between the twins: {levels}"
+
+
+@pytest.mark.parametrize("name", pages_with_exercises())
+def test_each_solution_runs_by_itself(name):
+    """Each solution's examples pass in a fresh namespace: its imports and helpers are inside it.
+
+    The Chinese solutions are run too, unless their examples are those of the
+    English solution (comments aside), which then just passed.
+    """
+    ran = {}
+    for path, language in ((DOCS / name, "en"), (twin_of(DOCS / name), "zh")):
+        for exercise in exercises(path.read_text(encoding="utf-8"), language):
+            code = [(strip_comments(e.source), e.want) for e in doctest.DocTestParser().get_examples(textwrap.dedent(exercise.solution))]
+            if ran.get(exercise.number) == code:
+                continue
+            label = f"{path.relative_to(DOCS)}, exercise {exercise.number}"
+            report = failures_alone(exercise.solution, label, path.parent)
+            assert not report, f"{label}: the solution does not run by itself (in a fresh namespace):\n{report}"
+            ran[exercise.number] = code
+
+
+def test_the_checks_catch_a_missing_level_and_a_solution_that_needs_the_page():
+    text = (DOCS / "task.md").read_text(encoding="utf-8")
+    first = exercises(text, "en")[0]
+    with pytest.raises(ValueError, match="how hard"):
+        exercises(re.sub(r"(\*\*1\. [^\n]*?\*\*) \*\((easy|medium|hard)\)\*", r"\1", text, count=1), "en")
+    with pytest.raises(ValueError, match="how hard"):
+        exercises(re.sub(r"(\*\*1\. [^\n]*?\*\*) \*\((easy|medium|hard)\)\*", r"\1 *(tricky)*", text, count=1), "en")
+    zh = (DOCS / "task.zh.md").read_text(encoding="utf-8")
+    assert [e.level for e in exercises(zh, "zh")] == [e.level for e in exercises(text, "en")]
+    assert not failures_alone(first.solution, "task.md, exercise 1", DOCS)
+    # the same solution without its imports fails alone, naming what is missing
+    without_imports = re.sub(r"^\s+>>> (from|import) .*\n", "", first.solution, flags=re.MULTILINE)
+    assert without_imports != first.solution
+    assert "NameError" in failures_alone(without_imports, "task.md, exercise 1", DOCS)
+    # a wrong expected value fails too
+    assert failures_alone("    >>> 1 + 1\n    3\n", "sum", DOCS)
 
 
 def test_the_pages_are_found():
     assert {"task.md", "any-pattern.md", "playground.md"} <= set(part_1_pages())
+    assert {name for name, _ in pages_with_minimum()} <= set(pages_with_exercises())
     assert "concepts/lookup.md" in concept_pages() and len(concept_pages()) >= 10
 
 

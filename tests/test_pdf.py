@@ -1,5 +1,5 @@
 """The PDFs of scripts/build_pdf.py, printed once per test session from the session's built site
-(by tests/pdf_books.py in a process of its own, beside the other tests: see tests/background.py).
+(by tests/pdf_books.py, in a process of its own).
 
 The chapters expected are the pages in docs/ (all of them in the nav,
 tests/test_site.py checks), so a page added later must be in the PDF too.
@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 from html import unescape
 from urllib.parse import quote
@@ -16,7 +17,6 @@ from urllib.parse import quote
 import pytest
 
 import handtf
-from background import Job
 from pages import DOCS, LANGUAGES, ROOT, pages
 from pdf_books import page_glyph_zero, page_texts
 
@@ -26,12 +26,10 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 
 def print_books(site, folder):
     """Print the PDFs of ``site`` into ``folder``, with each page's text beside each."""
-    printed = PDFS.run([sys.executable, str(ROOT / "tests" / "pdf_books.py"), str(site), str(folder)], cwd=ROOT)
+    printed = subprocess.run([sys.executable, str(ROOT / "tests" / "pdf_books.py"), str(site), str(folder)], cwd=ROOT,
+                             capture_output=True, text=True)
     assert printed.returncode == 0, f"tests/pdf_books.py failed:\n{printed.stdout}{printed.stderr}"
     return folder
-
-
-PDFS = Job("pdfs", print_books, needs_site=True)
 
 
 def need_pdftotext():
@@ -43,13 +41,20 @@ def need_pdftotext():
 
 
 @pytest.fixture(scope="session")
-def pdfs(built_site):
+def pdfs(built_site, tmp_path_factory):
     from pypdf import PdfReader
 
     need_pdftotext()
-    folder = PDFS.result()
-    assert sorted(p.name for p in folder.glob("*.pdf")) == ["handtf-en.pdf", "handtf-zh.pdf"]
+    folder = print_books(built_site, tmp_path_factory.mktemp("pdfs"))
+    assert sorted(p.name for p in folder.glob("*.pdf")) == sorted(f"handtf-{language}{edition}.pdf" for language in LANGUAGES for edition in ("", "-student"))
     return {language: (path, PdfReader(path)) for language in LANGUAGES for path in [folder / f"handtf-{language}.pdf"]}
+
+
+@pytest.fixture(scope="session")
+def student_texts(pdfs):
+    """The student edition's text, page by page, in each language."""
+    folder = next(iter(pdfs.values()))[0].parent
+    return {language: [page["text"] for page in json.loads((folder / f"handtf-{language}-student.json").read_text(encoding="utf-8"))] for language in LANGUAGES}
 
 
 @pytest.fixture(scope="session")
@@ -208,3 +213,111 @@ def test_maths_and_code_are_text_not_tex(texts):
     whole = "".join(texts["en"])
     assert "softmax" in whole and ">>> " in whole
     assert not re.search(r"\\(frac|sqrt|mathrm)\b|\$\$", whole), "raw TeX in the PDF"
+
+
+# --- What paper must show: each figure once, every block open, the solutions (or not) ---
+
+FOOTER = re.compile(r"^\s*\d+\s*/\s*\d+\s*$", re.MULTILINE)  # build_pdf's page numbers
+SOLUTION = {"en": "Solution", "zh": "解答"}
+HINT = {"en": "Hint", "zh": "提示"}
+
+
+def flat(text):
+    """Text with no white space, soft hyphen or zero-width space: how it is compared across layouts."""
+    return re.sub(r"[\s\u200b\u00ad]+", "", text)
+
+
+def book_text(page_texts):
+    return flat(FOOTER.sub("", "\n".join(page_texts)))
+
+
+def articles(built_site, language):
+    """Each page's article in the built site, parsed, maths left out (the book shows it typeset)."""
+    from bs4 import BeautifulSoup
+
+    from test_course import built_html
+
+    found = {}
+    for page in pages(language):
+        soup = BeautifulSoup(built_html(built_site, page).read_text(encoding="utf-8"), "html.parser")
+        article = soup.select_one("article.md-content__inner")
+        for element in article.select(".arithmatex, .headerlink, .anchor-link, .handtf-course, .md-source-file"):
+            element.decompose()
+        found[page] = article
+    return found
+
+
+def blocks(article, kind, title):
+    return [d for d in article.find_all("details", class_=kind) if d.find("summary") and d.find("summary").get_text(strip=True) == title]
+
+
+def solution_only_lines(built_site, language):
+    """The lines of the exercises' solutions that nothing else on the site says (12 characters or more)."""
+    solutions, rest = [], []
+    for article in articles(built_site, language).values():
+        for block in blocks(article, "success", SOLUTION[language]):
+            block.find("summary").decompose()
+            solutions += [flat(line) for line in block.get_text("\n").splitlines() if len(flat(line)) >= 12]
+            block.decompose()
+        rest.append(flat(article.get_text("\n")))
+    rest = "".join(rest)
+    return sorted({line for line in solutions if line not in rest})
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_solution_is_printed_open_and_none_in_the_student_edition(texts, student_texts, built_site, language):
+    lines = solution_only_lines(built_site, language)
+    assert len(lines) > 50, f"only {len(lines)} lines found in the solutions: is the Solution block still {SOLUTION[language]!r}?"
+    book, student = book_text(texts[language]), book_text(student_texts[language])
+    missing = [line for line in lines if line not in book]
+    assert not missing, f"{len(missing)} of {len(lines)} solution lines are not in handtf-{language}.pdf, e.g. {missing[:3]}"
+    printed = [line for line in lines if line in student]
+    assert not printed, f"the student edition prints {len(printed)} solution lines, e.g. {printed[:3]}"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_hint_is_printed_in_both_editions(texts, student_texts, built_site, language):
+    hints = [flat(block.get_text("\n").removeprefix(HINT[language]))
+             for article in articles(built_site, language).values() for block in blocks(article, "tip", HINT[language])]
+    hints = [hint for hint in hints if len(hint) >= 12]
+    assert len(hints) > 30, len(hints)
+    for edition in (texts, student_texts):
+        whole = book_text(edition[language])
+        missing = [hint for hint in hints if hint not in whole]
+        assert not missing, f"{len(missing)} of {len(hints)} hints are not printed, e.g. {missing[:2]}"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_each_figure_is_printed_once_in_the_light_scheme(pdfs, built_site, language):
+    path = pdfs[language][0]
+    drawn = [src for src in json.loads(path.with_suffix(".images.json").read_text(encoding="utf-8")) if "/assets/figures/" in src]
+    assert not [src for src in drawn if ".dark." in src], "a dark-scheme figure is drawn on paper"
+    on_the_site = [img["src"].split("#")[0].rsplit("/", 1)[-1]
+                   for article in articles(built_site, language).values() for img in article.find_all("img", src=True)
+                   if "assets/figures/" in img["src"] and ".dark." not in img["src"] and ".phone." not in img["src"]]
+    assert sorted(src.rsplit("/", 1)[-1] for src in drawn) == sorted(on_the_site)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_cover_names_no_local_address(texts, student_texts, language):
+    for cover in (texts[language][0], student_texts[language][0]):
+        assert not re.search(r"127\.0\.0\.1|localhost|file:/", cover), cover
+        # the session's site is built without a published address, and CITATION.cff names no repository
+        assert flat({"en": "printed from a local build", "zh": "本地构建"}[language]) in flat(cover), cover
+    assert flat({"en": "Student edition", "zh": "学生版"}[language]) in flat(student_texts[language][0])
+    assert flat({"en": "Student edition", "zh": "学生版"}[language]) not in flat(texts[language][0])
+
+
+def test_the_cover_names_the_published_address(built_site):
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import build_pdf
+
+    book = build_pdf.book_html(built_site, "zh", site_url="https://example.org/handtf/")
+    cover = book[book.index('<section class="handtf-cover"') : book.index("</section>")]
+    assert f'href="https://example.org/handtf/{handtf.__version__.rsplit(".", 1)[0]}/zh/"' in cover
+    assert "127.0.0.1" not in cover and "localhost" not in cover  # (the home page may name `mkdocs serve`'s address)
+    for local in ("http://127.0.0.1:8000/handtf/", "http://localhost/handtf/", "file:///tmp/site/", "http://[::1]/", "http://10.0.0.2/"):
+        assert build_pdf.is_local(local), local
+        with pytest.raises(SystemExit, match="public"):
+            build_pdf.book_html(built_site, "en", site_url=local)
+    assert not build_pdf.is_local("https://handtf.example.org/")

@@ -37,13 +37,15 @@ const TEXT = {
     edited: (n) => (n === 1 ? "1 weight edited" : `${n} weights edited`),
     intermediates: "Every intermediate, for the last five tokens",
     shareHelp: "The address bar holds the whole state: copy it to send this model to someone.",
-    badChar: (char, position) => `“${char}” at position ${position + 1} is not a token: use only a and b.`,
+    badChar: (char, position) => `“${char}” at position ${position} (counting from 0, as the tokenizer does) is not a token: use only a and b.`,
+    stale: "The results below are still those of the last valid input.",
     empty: "Type at least one letter, a or b.",
     notNumber: (text) => `“${text}” is not a number; type one such as 1024, -1 or 0.5.`,
     badLg: (text) => `Lg must be a number greater than 0, got “${text}”.`,
     badMaxLen: (text) => `The length must be a whole number from 2 to 300, got “${text}”.`,
     badLink: (part) => `This link's “${part}” was not understood and is ignored.`,
-    cell: (name, row, col) => `${name}, row ${row}, column ${col}`,
+    // a weight cell is named by what it shows: its value first (the visible text), then where it is
+    cell: (name, row, col, value) => `${value}, ${name}, row ${row}, column ${col}`,
     bias: "bias",
     semicolon: "; ",
     colon: ": ",
@@ -51,7 +53,7 @@ const TEXT = {
   zh: {
     context: "上下文",
     contextHelp: (n) => `只含 a 和 b；模型只看最后 ${n} 个词元`,
-    prompt: "提示",
+    prompt: "提示词",
     lg: "Lg",
     lgSlider: "Lg（对数刻度）",
     maxLen: "穷举检查的最大长度",
@@ -71,13 +73,14 @@ const TEXT = {
     edited: (n) => `已修改 ${n} 个权重`,
     intermediates: "全部中间结果（最后五个词元）",
     shareHelp: "地址栏里保存着全部状态：复制它，就能把这个模型发给别人。",
-    badChar: (char, position) => `第 ${position + 1} 个字符“${char}”不是词元：只能用 a 和 b。`,
+    badChar: (char, position) => `位置 ${position}（与分词器一样从 0 数起）上的“${char}”不是词元：只能用 a 和 b。`,
+    stale: "下面的结果仍是上一次有效输入的结果。",
     empty: "请至少输入一个字母 a 或 b。",
     notNumber: (text) => `“${text}”不是数字；请输入 1024、-1 或 0.5 这样的数。`,
     badLg: (text) => `Lg 必须是大于 0 的数，而这里是“${text}”。`,
     badMaxLen: (text) => `长度必须是 2 到 300 之间的整数，而这里是“${text}”。`,
     badLink: (part) => `链接中的“${part}”无法识别，已忽略。`,
-    cell: (name, row, col) => `${name}，${row} 行，${col} 列`,
+    cell: (name, row, col, value) => `${value}，${name}，${row} 行，${col} 列`,
     bias: "偏置",
     semicolon: "；",
     colon: "：",
@@ -229,7 +232,7 @@ function heatmap(spec) {
             .filter(Boolean)
             .join(" ");
           const extra = keys
-            ? ` role="gridcell" tabindex="-1" data-key="${keys(i, j)}" data-row="${i}" data-col="${j}" aria-label="${escape(label(i, j))}"`
+            ? ` role="gridcell" tabindex="-1" data-key="${keys(i, j)}" data-row="${i}" data-col="${j}" aria-label="${escape(label(i, j, H.cellText(value)))}"`
             : "";
           return `<td${classes ? ` class="${classes}"` : ""} data-fill="${fill}" style="background:${fill};color:${text}"${extra}${hide(j < nCols)}>${H.cellText(value)}</td>`;
         })
@@ -305,7 +308,7 @@ function draw(container, specs) {
 }
 
 function update(figure, spec) {
-  const { matrix, rows, cols, keys, edited } = spec;
+  const { matrix, rows, cols, keys, edited, label } = spec;
   const [nRows, nCols] = spec.visible || [matrix.length, matrix[0].length];
   const norm = H.divergingNorm(matrix);
   setText(figure.querySelector(".handtf-shape"), shapeText(spec));
@@ -332,7 +335,11 @@ function update(figure, spec) {
         cell.style.background = fill;
         cell.style.color = text;
       }
-      if (keys) cell.classList.toggle("handtf-edited", edited.has(keys(i, j)));
+      if (keys) {
+        cell.classList.toggle("handtf-edited", edited.has(keys(i, j)));
+        const name = label(i, j, H.cellText(value));
+        if (cell.getAttribute("aria-label") !== name) cell.setAttribute("aria-label", name);
+      }
     }),
   );
 }
@@ -396,8 +403,14 @@ function message(root) {
   return root.querySelector(".handtf-message");
 }
 
-function say(root, text) {
-  message(root).textContent = text || "";
+// a refused input leaves the results of the last valid one on screen: staleNote says so, and they are dimmed
+function say(root, text, staleNote) {
+  const stale = Boolean(text && staleNote);
+  message(root).textContent = stale ? `${text} ${staleNote}` : text || "";
+  root.classList.toggle("handtf-stale", stale);
+  for (const results of root.querySelectorAll(".handtf-results, .handtf-maps:not(.handtf-weights), p.handtf-prediction")) {
+    results.style.opacity = stale ? "0.5" : "";
+  }
 }
 
 // the context input: a valid context updates the state, an invalid one explains itself
@@ -458,7 +471,7 @@ function wireContext(root, t, state, render) {
   const input = root.querySelector(".handtf-context");
   input.addEventListener("input", () => {
     const { value, error } = readContext(input, t);
-    say(root, error);
+    say(root, error, t.stale);
     if (error) return;
     state.context = value;
     render();
@@ -483,7 +496,7 @@ function wireLg(root, t, state, render) {
   });
   field.addEventListener("change", () => {
     const { value, error } = readLg(field, t);
-    say(root, error);
+    say(root, error, t.stale);
     if (error) return;
     show(value, true);
     render();
@@ -498,7 +511,7 @@ function weightMaps(t, state, model) {
   const E = H.EMBED_LABELS;
   const rows = [...E, t.bias];
   const editable = (param) => (i, j) => (i < H.N_EMBED ? `${param}.w.${i}.${j}` : `${param}.b.${j}`);
-  const label = (param, cols) => (i, j) => t.cell(param, rows[i], cols[j]);
+  const label = (param, cols) => (i, j, shown) => t.cell(param, rows[i], cols[j], shown);
   return [
     {
       name: "c_attn", title: "c_attn w, b", matrix: [...attn.c_attn.w, attn.c_attn.b], rows, cols: [...E, ...E, ...E],
@@ -548,7 +561,7 @@ function gridKeyboard(container, onCommit, t, root) {
         const value = parseNumber(input.value);
         if (value === null) {
           input.setAttribute("aria-invalid", "true");
-          say(root, t.notNumber(input.value));
+          say(root, t.notNumber(input.value), t.stale);
           return false;
         }
         done = true;
@@ -707,7 +720,7 @@ function mountPlayground(root, t) {
     const value = parseNumber(maxLenInput.value);
     if (!Number.isInteger(value) || value < 2 || value > MAX_LEN_LIMIT) {
       maxLenInput.setAttribute("aria-invalid", "true");
-      say(root, t.badMaxLen(maxLenInput.value));
+      say(root, t.badMaxLen(maxLenInput.value), t.stale);
       return;
     }
     maxLenInput.removeAttribute("aria-invalid");

@@ -1,0 +1,242 @@
+"""One forward pass per architecture: each block, norm and attention is defined once, and everything runs it.
+
+Two checks. ``test_*_runs_the_one_*`` replaces the one function that defines a
+piece of maths wherever handtf holds it (module attributes, dicts such as
+``RESIDUALS``) and asserts every entry point's output changes: an entry point
+that ran a copy of the maths would not change. ``test_the_maths_is_written_once``
+reads the source and finds each formula's functions, so a second definition
+fails even when nothing calls it yet.
+"""
+
+import ast
+import importlib
+import pkgutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import handtf
+from handtf import MODEL, compile_pattern, gpt, gpt2, trace
+from handtf.gpt_grads import loss_and_grads
+from handtf.seq2seq import Config, forward, init_params
+from handtf.seq2seq_training import seq2seq_loss_and_grads
+from handtf.training import margins, pattern_windows, train
+
+ROOT = Path(__file__).resolve().parent.parent
+MODULES = [importlib.import_module(f"handtf.{m.name}") for m in pkgutil.iter_modules(handtf.__path__)]
+
+
+def test_the_hand_made_gpt_is_gpt2_with_one_head():
+    """model.gpt, shown on the first pages, is the special case of the general pass: the same logits."""
+    rng = np.random.default_rng(0)
+    for model in (MODEL, handtf.build_model(lg=1.0)):
+        for tokens in (np.array([0, 0, 1, 0, 0]), rng.integers(0, 2, size=(4, 5)), np.array([1])):
+            np.testing.assert_array_equal(gpt(tokens, **model), gpt2(tokens, **model, n_head=1))
+
+
+# ---- every entry point runs the one function
+
+
+def replace_everywhere(monkeypatch, function, changed):
+    """Put ``changed`` wherever handtf holds ``function``: module attributes, dict values and keys."""
+    places = 0
+    for module in MODULES:
+        for name, value in list(vars(module).items()):
+            if value is function:
+                monkeypatch.setattr(module, name, changed)
+                places += 1
+            elif isinstance(value, dict) and not name.startswith("__"):
+                for key, item in list(value.items()):
+                    if item is function:
+                        monkeypatch.setitem(value, key, changed)
+                    if key is function:  # e.g. a table from a forward function to its backward
+                        monkeypatch.setitem(value, changed, item)
+    assert places, f"{function.__name__} is nowhere in handtf"
+
+
+def gpt2_weights(rng, n_embd=8, n_vocab=2, n_ctx=5):
+    norm = lambda: {"g": 1 + 0.1 * rng.normal(size=n_embd), "b": 0.1 * rng.normal(size=n_embd)}  # noqa: E731
+    dense = lambda n_in, n_out: {"w": rng.normal(0, 0.5, (n_in, n_out)), "b": 0.1 * rng.normal(size=n_out)}  # noqa: E731
+    block = {
+        "attn": {"c_attn": dense(n_embd, 3 * n_embd), "c_proj": dense(n_embd, n_embd)},
+        "ln_1": norm(), "ln_2": norm(), "mlp": {"c_fc": dense(n_embd, 16), "c_proj": dense(16, n_embd)},
+    }
+    return {"wte": rng.normal(size=(n_vocab, n_embd)), "wpe": rng.normal(size=(n_ctx, n_embd)), "blocks": [block],
+            "ln_f": norm()}
+
+
+WEIGHTS = gpt2_weights(np.random.default_rng(1))
+INPUTS, TARGETS = pattern_windows("aab")
+PATTERN = compile_pattern("abcab")
+SEQ2SEQ = {norm: Config(6, 6, d_model=8, n_head=2, d_ff=16, n_layers=2, norm=norm) for norm in ("post", "pre")}
+SRC, TGT_IN, TGT_OUT = np.array([[2, 3, 4], [5, 4, 3]]), np.array([[0, 4, 3], [0, 3, 4]]), np.array([[4, 3, 1], [3, 4, 1]])
+
+# what each entry point computes, as one array
+ENTRY_POINTS = {
+    "gpt": lambda: gpt(INPUTS, **MODEL),
+    "trace": lambda: np.concatenate([trace("aabaa").residual, trace("aabaa").logits], axis=1),
+    "gpt2": lambda: gpt2(INPUTS, **WEIGHTS, n_head=2),
+    "trace of a compiled pattern": lambda: trace("cabca", model=PATTERN).logits,
+    "loss_and_grads": lambda: np.array(loss_and_grads(WEIGHTS, INPUTS, TARGETS, n_head=2)[0]),
+    "train": lambda: train("aab", steps=3, seed=0, n_head=2).losses,
+    "train's margins": lambda: margins(WEIGHTS, INPUTS, TARGETS, n_head=2),
+    **{
+        f"seq2seq forward ({norm})": (lambda c=c: forward(SRC, TGT_IN, init_params(c, seed=0), c))
+        for norm, c in SEQ2SEQ.items()
+    },
+    **{
+        f"seq2seq_loss_and_grads ({norm})": (
+            lambda c=c: np.array(seq2seq_loss_and_grads(init_params(c, seed=0), c, SRC, TGT_IN, TGT_OUT)[0])
+        )
+        for norm, c in SEQ2SEQ.items()
+    },
+}
+SEQ2SEQ_POINTS = [name for name in ENTRY_POINTS if name.startswith("seq2seq")]
+GPT2_POINTS = ["gpt2", "trace of a compiled pattern", "loss_and_grads", "train", "train's margins"]
+
+# each piece of maths: the one function that defines it, and the entry points that must run it
+REGISTRY = {
+    "the GPT-2 block": ("picogpt", "gpt2_block", GPT2_POINTS),
+    "the hand-made block (gpt's special case)": ("model", "transformer_block", ["gpt", "trace"]),
+    "attention": ("attend", "attention", list(ENTRY_POINTS)),
+    "multi-head self-attention": ("attend", "mha", GPT2_POINTS),
+    "the encoder-decoder's attention": ("attend", "multi_head_attention", SEQ2SEQ_POINTS),
+    "layer norm": ("layers", "layer_norm", ["gpt2", "loss_and_grads", "train's margins", *SEQ2SEQ_POINTS]),
+    "the feed-forward network": ("layers", "ffn", ["gpt2", "trace of a compiled pattern", "loss_and_grads",
+                                                   *SEQ2SEQ_POINTS]),
+    "the paper's residual norm": ("seq2seq", "post_norm", [p for p in SEQ2SEQ_POINTS if "post" in p]),
+    "GPT-2's residual norm": ("seq2seq", "pre_norm", [p for p in SEQ2SEQ_POINTS if "pre" in p]),
+    "the encoder block": ("seq2seq", "encoder_block", SEQ2SEQ_POINTS),
+    "the decoder block": ("seq2seq", "decoder_block", SEQ2SEQ_POINTS),
+    "the encoder-decoder's embedding": ("seq2seq", "embed", SEQ2SEQ_POINTS),
+}
+
+
+@pytest.mark.parametrize("maths", REGISTRY)
+def test_every_entry_point_runs_the_one_function(monkeypatch, maths):
+    module_name, name, points = REGISTRY[maths]
+    real = getattr(importlib.import_module(f"handtf.{module_name}"), name)
+    before = {point: ENTRY_POINTS[point]() for point in points}
+
+    def changed(*args, **kwargs):
+        return real(*args, **kwargs) * 1.5
+
+    replace_everywhere(monkeypatch, real, changed)
+    unchanged = [point for point in points if np.array_equal(ENTRY_POINTS[point](), before[point])]
+    assert not unchanged, f"{', '.join(unchanged)} ran a copy of {maths} ({module_name}.{name}), not the function itself"
+
+
+def test_the_entry_point_test_would_catch_a_copy(monkeypatch):
+    """Not vacuous: a trainer with its own copy of the GPT-2 block keeps its loss when the one block changes."""
+    import handtf.gpt_grads
+
+    real = handtf.picogpt.gpt2_block
+    copy = handtf.picogpt.gpt2_block.__wrapped__  # the same maths, but a second name the patch does not reach
+    monkeypatch.setattr(handtf.gpt_grads, "gpt2_block", copy)
+    before = ENTRY_POINTS["loss_and_grads"]()
+    replace_everywhere(monkeypatch, real, lambda *a, **k: real(*a, **k) * 1.5)
+    np.testing.assert_array_equal(ENTRY_POINTS["loss_and_grads"](), before)
+
+
+# ---- the source defines each formula once
+
+
+def is_call_to(node, names):
+    return isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) in names
+
+
+def calls_in(node, names):
+    return any(is_call_to(n, names) for n in ast.walk(node))
+
+
+ATTENTIONS = {"mha", "causal_self_attention", "multi_head_attention", "attention"}
+# formula: (what finds it in a function's body, the functions allowed to write it)
+FORMULAS = {
+    "a block's residual sum around attention, x + attn(...)": (
+        lambda n: isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and calls_in(n.right, ATTENTIONS),
+        {"picogpt.gpt2_block", "picogpt.gpt2_block_backward", "model.transformer_block"},
+    ),
+    "a norm around a residual sum, LayerNorm(x + ...)": (
+        lambda n: is_call_to(n, {"layer_norm"}) and any(isinstance(a, ast.BinOp) and isinstance(a.op, ast.Add)
+                                                      for a in n.args),
+        {"seq2seq.post_norm"},
+    ),
+    "a residual sum around a norm, x + f(LayerNorm(x))": (
+        lambda n: isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and calls_in(n.right, {"layer_norm"}),
+        {"seq2seq.pre_norm", "picogpt.gpt2_block"},  # GPT-2's block is pre-norm, written inline as picoGPT writes it
+    ),
+    "layer norm's variance": (
+        lambda n: is_call_to(n, {"var"}),
+        {"layers.layer_norm", "layers.layer_norm_backward"},
+    ),
+    "attention's scores, q @ k^T": (
+        lambda n: isinstance(n, ast.BinOp) and isinstance(n.op, ast.MatMult) and ast.unparse(n.right).startswith("k."),
+        {"attend.attention_weights"},
+    ),
+    "GPT-2's embedding, wte[inputs] + wpe[...]": (
+        lambda n: isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and "wte" in ast.unparse(n.left)
+        and "wpe" in ast.unparse(n.right),
+        {"picogpt.gpt2", "model.gpt", "gpt_grads.loss_and_grads"},
+    ),
+}
+
+
+def writers(sources):
+    """For each formula, the functions (``module.function``) whose own body writes it."""
+    found = {formula: set() for formula in FORMULAS}
+    for module, text in sources.items():
+        for function in ast.walk(ast.parse(text)):
+            if isinstance(function, ast.FunctionDef):
+                body = [n for statement in function.body for n in ast.walk(statement)]
+                for formula, (finds, _) in FORMULAS.items():
+                    if any(finds(n) for n in body):
+                        found[formula].add(f"{module}.{function.name}")
+    return found
+
+
+def package_sources():
+    return {path.stem: path.read_text(encoding="utf-8") for path in sorted((ROOT / "handtf").glob("*.py"))}
+
+
+def test_the_maths_is_written_once():
+    found = writers(package_sources())
+    for formula, (_, allowed) in FORMULAS.items():
+        # a nested function counts for the function around it, and for itself
+        assert found[formula] <= allowed, f"{formula} is written again in {sorted(found[formula] - allowed)}"
+        assert found[formula], f"{formula}: the scan finds nothing, so it checks nothing"
+
+
+def test_the_source_scan_would_catch_the_old_copies():
+    """Not vacuous: the copies this test replaced (gpt_grads.block, training.logits_of, a dropout residual) fail it."""
+    old = '''
+def block(x, attn, ln_1=None, mlp=None, ln_2=None, n_head=1):
+    x = x + mha(_norm(x, ln_1), **attn, n_head=n_head)
+    return x if mlp is None else x + ffn(_norm(x, ln_2), **mlp)
+
+def logits_of(weights, inputs, n_head=1):
+    x = weights["wte"][inputs] + weights["wpe"][: inputs.shape[-1]]
+
+def _residual(x, sublayer, ln, keep, norm):
+    forward, _ = sublayer
+    if norm == "post":
+        return layer_norm(x + keep * forward(x), **ln)
+    return x + keep * forward(layer_norm(x, **ln))
+'''
+    found = writers({"copies": old})
+    assert found["a block's residual sum around attention, x + attn(...)"] == {"copies.block"}
+    assert found["GPT-2's embedding, wte[inputs] + wpe[...]"] == {"copies.logits_of"}
+    assert found["a norm around a residual sum, LayerNorm(x + ...)"] == {"copies._residual"}
+    assert found["a residual sum around a norm, x + f(LayerNorm(x))"] == {"copies._residual"}
+
+
+def test_every_field_of_a_trace_is_a_variable_of_its_function():
+    """The trace's names are the code's: each field reads a variable the forward function really has."""
+    import inspect
+
+    from handtf.tracing import PATTERN_STEPS, STEPS, PatternTrace, Trace
+
+    for steps, kind in ((STEPS, Trace), (PATTERN_STEPS, PatternTrace)):
+        for field, (function, variable, _) in steps.items():
+            assert field in kind.__dataclass_fields__
+            assert variable in inspect.unwrap(function).__code__.co_varnames, f"{function.__name__} has no {variable}"
