@@ -182,7 +182,7 @@ def check_size(name, value, per_item=1, low=1, squared=False):
     value = check_int_range(name, value, low)
     per_item = value if squared else per_item
     if value * per_item > MAX_ELEMENTS:
-        high = MAX_ELEMENTS // max(per_item, 1)
+        high = math.isqrt(MAX_ELEMENTS) if squared else MAX_ELEMENTS // max(per_item, 1)
         got = f"{value:,}" if value.bit_length() < 64 else shown(value)
         raise ValueError(
             f"{name} must be at most {high:,} (handtf allocates at most MAX_ELEMENTS = {MAX_ELEMENTS:,} numbers), got {got}"

@@ -101,9 +101,9 @@ def check_cross_entropy(logits, targets):
 
 
 def check_smoothed_targets(targets, n_vocab, smoothing):
-    n_vocab = check_size("n_vocab", n_vocab)
+    n_vocab = check_size("n_vocab", n_vocab, squared=True)  # np.eye(n_vocab)
     targets = check_ids("targets", targets, n_vocab)
-    check_size("n_vocab", n_vocab, per_item=max(n_vocab, targets.size))  # np.eye(n_vocab), then one row per target
+    check_size("n_vocab", n_vocab, per_item=targets.size)  # one row per target
     return {
         "targets": targets,
         "n_vocab": n_vocab,

@@ -26,20 +26,16 @@ import numpy as np
 
 from .activations import relu
 from .attend import multi_head_attention
+from .checks import check_elements, check_finite_result, check_seed, numbers_in, read_array  # noqa: I001
 from .checks import (
-    check_elements,
-    check_finite_result,
-    check_seed,
     check_array,
     check_callable,
     check_ids,
-    check_int_range,
     check_keys,
     check_mask,
     check_n_head,
     check_positive_int,
     check_tree,
-    numbers_in,
     checked,
 )
 from .layers import ffn, layer_norm
@@ -333,8 +329,7 @@ def check_config(config):
 
 
 def check_init_params(config, seed):
-    config = check_config(config)
-    check_elements(f"the parameters of config = {config}", numbers_in(param_shapes(config)))
+    check_elements(f"the parameters of config = {check_config(config)}", numbers_in(param_shapes(config)))
     return {"config": config, "seed": check_seed("seed", seed)}
 
 
@@ -352,7 +347,7 @@ def check_params(params, config):
 
 
 def check_sequence(name, tokens, n_vocab):
-    shape = np.shape(tokens)
+    shape = read_array(name, tokens, "token ids").shape
     if len(shape) not in (1, 2) or shape[-1] == 0:
         raise ValueError(f"{name} must have shape [n_seq] or [n_batch, n_seq] with n_seq >= 1, got {shape}")
     return check_ids(name, tokens, n_vocab)
