@@ -22,13 +22,9 @@ backward function right below it (``softmax_backward``, ``linear_backward``,
 ``seq2seq_training`` put them together.
 """
 
-import sys as _sys
+from .cli_start import quiet_interrupt
 
-if _sys.argv[:1] == ["-m"] or _sys.argv[0].rsplit("/", 1)[-1] in ("handtf", "handtf.exe"):
-    # the command line is starting: Ctrl-C while numpy imports exits 130, no traceback (handtf.cli.main takes over)
-    from .cli_start import quiet_interrupt
-
-    quiet_interrupt()
+quiet_interrupt()  # only when this import starts the command line: Ctrl-C while numpy imports exits 130, no traceback
 
 from .compiler import (  # noqa: E402
     GPT2_SMALL,

@@ -203,6 +203,9 @@ def test_an_encoding_that_cannot_print_the_text_is_not_a_bad_argument():
 
 
 def test_ctrl_c_while_the_package_imports_exits_130_quietly():
-    code = "import os, signal; from handtf.cli_start import quiet_interrupt; quiet_interrupt(); os.kill(os.getpid(), signal.SIGINT)"
+    code = "import os, signal; from handtf.cli_start import quiet_interrupt; quiet_interrupt(force=True); os.kill(os.getpid(), signal.SIGINT)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert (result.returncode, result.stderr) == (130, "")
+    from handtf.cli_start import starting_command_line
+
+    assert not starting_command_line()  # pytest importing handtf keeps Python's Ctrl-C
