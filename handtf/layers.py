@@ -21,6 +21,7 @@ from .checks import (
     check_ids,
     check_positive_int,
     check_real,
+    check_size,
     check_vector,
     checked,
     dense_width,
@@ -256,4 +257,5 @@ def check_embedding_backward(dout, tokens, n_vocab):
     tokens = check_ids("tokens", tokens, n_vocab)
     dout = check_array("dout", dout, min_ndim=tokens.ndim + 1)
     check_dout(dout, tokens.shape + dout.shape[-1:])
+    n_vocab = check_size("n_vocab", n_vocab, per_item=dout.shape[-1])  # dwte is [n_vocab, n_embd]
     return {"dout": dout, "tokens": tokens, "n_vocab": n_vocab}

@@ -258,9 +258,9 @@ def check_fraction(name, value):
 
 def check_learning_rate(step, d_model, warmup, factor):
     return {
-        "step": check_positive_int("step", step),
-        "d_model": check_positive_int("d_model", d_model),
-        "warmup": check_positive_int("warmup", warmup),
+        "step": check_int_range("step", step, 1, 2**53, why=" (a float64 counts every step up to 2**53)"),
+        "d_model": check_int_range("d_model", d_model, 1, 2**53),
+        "warmup": check_int_range("warmup", warmup, 1, 2**53),
         "factor": check_real("factor", factor, 0, low_open=True),
     }
 
