@@ -23,7 +23,7 @@ The functions below read each kind of argument one way: a number
 (:func:`check_size`, at most :data:`MAX_ELEMENTS` numbers, checked before
 anything is allocated), an array of reals (:func:`check_array`), token ids
 (:func:`check_ids`), a seed (:func:`check_seed`), and a weight dict of each
-layout (:func:`check_tree` with the layout's shapes).
+layout (``handtf.layouts.check_tree`` with the layout's shapes).
 
 >>> from handtf import softmax
 >>> softmax([0.0, float("nan")])
