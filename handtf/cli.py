@@ -98,7 +98,7 @@ def build_parser():
     p.add_argument("--max-len", type=_max_len, default=30, help=f"longest context to check (default 30, at most {MAX_LEN:,})")
 
     cli_train.add_parser(commands)
-    cli_induction.add_parser(commands)
+    cli_induction.add_parser(commands, _whole_number)
     return parser
 
 

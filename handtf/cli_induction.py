@@ -7,26 +7,17 @@ Prints the counts and the smallest logit margin in float32 and float64; exits
 stderr and exit 2 (``handtf.cli.main``).
 """
 
-from .induction import check_induction, induction_head
+from .induction import verify_induction, induction_head
 
 
-def _whole_number(text):
-    import argparse
-
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-
-
-def add_parser(commands):
+def add_parser(commands, whole_number):
     p = commands.add_parser("induction", help="build the hand-set induction head and check it on every sequence")
     p.add_argument("--alphabet", default="abc", help="the tokens, distinct characters (default abc)")
-    p.add_argument("--n-ctx", type=_whole_number, default=8, help="the longest sequence (default 8)")
+    p.add_argument("--n-ctx", type=whole_number, default=8, help="the longest sequence (default 8)")
 
 
 def run(args):
-    result = check_induction(induction_head(args.alphabet, args.n_ctx))
+    result = verify_induction(induction_head(args.alphabet, args.n_ctx))
     print(result)
     for text, position, expected, dtype in result.failures:
         print(f"wrong ({dtype}): {text} at position {position} -> expected {expected}")

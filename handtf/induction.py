@@ -99,7 +99,8 @@ def induction_head(alphabet="abc", n_ctx=8, dtype=np.float64):
 
 # --8<-- [start:previous_token_head]
 def previous_token_head(v, n_ctx):
-    """Layer 1: position i finds position i - 1 and copies its token into the @1 columns."""
+    """Layer 1: position i finds position i - 1 and copies its token
+    into the @1 columns."""
     d = 2 * v + n_ctx  # n_embd = d_head: one head
     prev, pos = v, 2 * v  # first @1 column, first position column
     # [n_embd, n_embd] each: queries, keys, values
@@ -113,7 +114,8 @@ def previous_token_head(v, n_ctx):
     for t in range(v):
         val[t, t] = 1  # the value is the token, one-hot
         proj[t, prev + t] = 1  # written into column t@1
-    return {"c_attn": {"w": np.concatenate([q, k, val], axis=1), "b": np.zeros(3 * d)},
+    return {"c_attn": {"w": np.concatenate([q, k, val], axis=1),
+                       "b": np.zeros(3 * d)},
             "c_proj": {"w": proj, "b": np.zeros(d)}}
 # --8<-- [end:previous_token_head]
 
@@ -225,12 +227,12 @@ def all_sequences(v, length, start, stop):
 
 
 @checked
-def check_induction(model=None, dtypes=(np.float32, np.float64)):
+def verify_induction(model=None, dtypes=(np.float32, np.float64)):
     """Run ``model`` (the hand-set ``induction_head()`` by default) on every
     sequence over its alphabet of every length 1 to ``n_ctx``, in each dtype,
     and compare its prediction at every covered position with the rule.
 
-    >>> check_induction(induction_head("abc", n_ctx=8))
+    >>> verify_induction(induction_head("abc", n_ctx=8))
     InductionCheck('abc', n_ctx=8): 9,840 sequences, 73,812 positions, 45,822 covered by the rule
       float32: 45,822 of 45,822 right, smallest margin 1023
       float64: 45,822 of 45,822 right, smallest margin 1023
@@ -326,7 +328,7 @@ def check_induction_attention(model, text):
                          f"{', '.join(map(repr, unknown))}")
 
 
-def check_check_induction(model, dtypes):
+def check_verify_induction(model, dtypes):
     if model is not None and not isinstance(model, InductionHead):
         raise TypeError(f"model must be an InductionHead (from induction_head()), got {type(model).__name__}")
     v, n_ctx = (3, 8) if model is None else (len(model.chars), model.n_ctx)

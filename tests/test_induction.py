@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from handtf import check_induction, induction_attention, induction_head, induction_rule
+from handtf import verify_induction, induction_attention, induction_head, induction_rule
 from handtf.induction import MAX_SEQUENCES
 
 
@@ -47,7 +47,7 @@ def test_rule_matches_brute_force_on_every_short_text():
 
 @pytest.mark.parametrize("alphabet, n_ctx", [("abc", 8), ("ab", 12), ("abcd", 6), ("abcdef", 4), ("xy", 2)])
 def test_every_sequence_is_right_in_float32_and_float64(alphabet, n_ctx):
-    result = check_induction(induction_head(alphabet, n_ctx))
+    result = verify_induction(induction_head(alphabet, n_ctx))
     assert (result.sequences, result.positions, result.covered) == counts(len(alphabet), n_ctx)
     assert result.passed and result.failures == ()
     assert result.correct == {"float32": result.covered, "float64": result.covered}
@@ -82,7 +82,7 @@ def test_one_changed_weight_breaks_the_check(change):
         blocks[1]["attn"]["c_attn"]["w"][1, 1] = 0
     else:  # the value of token c is lost
         blocks[1]["attn"]["c_attn"]["w"][2, 2 * d + 2] = 0
-    result = check_induction(model)
+    result = verify_induction(model)
     assert not result.passed
     assert result.failures and all(induction_rule(text)[p] == want for text, p, want, _ in result.failures)
     assert min(result.min_margin.values()) <= 0
@@ -123,11 +123,11 @@ def test_bad_arguments_are_refused(args, message):
 def test_too_much_work_is_refused_before_running():
     model = induction_head("abcd", n_ctx=12)
     with pytest.raises(ValueError, match=f"22,369,620 sequences .* at most {MAX_SEQUENCES:,}"):
-        check_induction(model)
+        verify_induction(model)
     with pytest.raises(TypeError, match="InductionHead"):
-        check_induction("abc")
+        verify_induction("abc")
     with pytest.raises(TypeError, match="float32 or float64"):
-        check_induction(induction_head("ab", 3), dtypes=(np.float16,))
+        verify_induction(induction_head("ab", 3), dtypes=(np.float16,))
 
 
 def run(*args):
