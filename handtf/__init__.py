@@ -44,7 +44,15 @@ from .decoding import (
 )
 from .display import format_matrix, format_number, show
 from .evaluation import Evaluation, Verification, evaluate, next_token_logits, valid_contexts, verify
-from .induction import InductionCheck, InductionHead, verify_induction, induction_attention, induction_head, induction_rule
+from .induction import (
+    InductionCheck,
+    InductionHead,
+    induction_attention,
+    induction_head,
+    induction_rule,
+    train_induction,
+    verify_induction,
+)
 from .inference import complete, context_window, explain, explain_rows, next_token_probs, predict
 from .activations import gelu, gelu_backward, log_softmax, relu, relu_backward, softmax, softmax_backward
 from .attend import (

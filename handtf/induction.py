@@ -41,11 +41,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from .attend import attention_weights
-from .checks import check_float_dtype, check_int_range, checked
+from .checks import check_float_dtype, check_int_range, check_real, checked
 from .compiler import GPT2_SMALL, LG
+from .gpt_grads import loss_and_grads
 from .layers import linear
 from .masks import causal_mask
 from .picogpt import gpt2, gpt2_block
+from .training import adam_step, leaves
 from .weights import as_dtype
 
 MAX_SEQUENCES = 1_000_000  # the exhaustive check runs at most this many sequences (every length together)
@@ -272,6 +274,57 @@ def verify_induction(model=None, dtypes=(np.float32, np.float64)):
                           covered=covered, correct=correct, min_margin=margins, failures=tuple(failures))
 
 
+@dataclass(frozen=True)
+class InductionTraining:
+    """A model of the induction head's shape, trained from random weights (:func:`train_induction`)."""
+
+    model: InductionHead  # the trained weights, in the hand-set model's layout
+    losses: np.ndarray  # [steps] the batch loss before each step
+
+
+def induction_targets(ids):
+    """What a model should predict at each position of ``ids [batch, n]``: the rule's token where it
+    applies, else the current token (what the hand-set model predicts there, so its loss is 0)."""
+    expected = rule_targets(ids)  # [batch, n], -1 where not covered
+    return np.where(expected >= 0, expected, ids)
+
+
+@checked
+# --8<-- [start:train_induction]
+def train_induction(alphabet="abc", n_ctx=8, steps=1000, seed=0,
+                    batch=64, lr=0.01, std=0.3):
+    """Train a two-layer, attention-only GPT-2 of the hand-set shape from
+    random weights, with the package's backprop and Adam, on fresh random
+    sequences at every step.
+
+    >>> result = train_induction(steps=5, seed=0)
+    >>> result.losses.shape, result.model.n_embd
+    ((5,), 14)
+    """
+    v, chars = len(alphabet), tuple(alphabet)
+    d = 2 * v + n_ctx  # the hand-set model's n_embd
+    rng = np.random.default_rng(seed)
+    normal = lambda *shape: rng.normal(0, std, shape)  # noqa: E731
+    attn = lambda: {  # noqa: E731
+        "c_attn": {"w": normal(d, 3 * d), "b": np.zeros(3 * d)},
+        "c_proj": {"w": normal(d, d), "b": np.zeros(d)}}
+    weights = {"wte": normal(v, d), "wpe": normal(n_ctx, d),
+               "blocks": [{"attn": attn()}, {"attn": attn()}]}
+    params = leaves(weights)
+    moments = [(np.zeros_like(p), np.zeros_like(p)) for p in params]
+    losses = []
+    for step in range(1, steps + 1):
+        ids = rng.integers(0, v, size=(batch, n_ctx))  # [batch, n_ctx]
+        loss, grads = loss_and_grads(weights, ids, induction_targets(ids))
+        losses.append(loss)
+        adam_step(params, leaves(grads), moments, step, lr)
+    model = InductionHead(chars=chars, n_ctx=n_ctx, n_head=1,
+                          weights=weights,
+                          embed_labels=induction_head(alphabet, n_ctx).embed_labels)
+    return InductionTraining(model=model, losses=np.array(losses))
+# --8<-- [end:train_induction]
+
+
 def sequence_count(v, n_ctx):
     """How many sequences the exhaustive check runs: ``v + v**2 + ... + v**n_ctx``."""
     return sum(v**length for length in range(1, n_ctx + 1))
@@ -309,6 +362,15 @@ def check_induction_head(alphabet, n_ctx, dtype):
     if dtype.itemsize < 4:
         raise TypeError(f"dtype must be float32 or float64, got {dtype}")
     return {"n_ctx": n_ctx, "dtype": dtype}
+
+
+def check_train_induction(alphabet, n_ctx, steps, seed, batch, lr, std):
+    check_induction_head(alphabet, n_ctx, np.float64)
+    check_int_range("steps", steps, 1, 100_000, " (a bound that keeps a typo from running for hours)")
+    check_int_range("seed", seed, 0)
+    check_int_range("batch", batch, 1, 4096)
+    check_real("lr", lr, 0, 1, low_open=True)
+    check_real("std", std, 0, 10, low_open=True)
 
 
 def check_induction_rule(text):
