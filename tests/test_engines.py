@@ -1,8 +1,8 @@
 """The site builds with ProperDocs too, and it is the same site.
 
 MkDocs 1.6.1 (August 2024) is the last MkDocs 1.x; ProperDocs continues it with the
-same plugins, hooks and ``mkdocs.yml``. Its build runs as a background job after the
-session's MkDocs build (tests/background.py) and is compared file by file with it:
+same plugins, hooks and ``mkdocs.yml``. It builds the site once in this file's
+worker, and the result is compared file by file with the session's MkDocs build:
 every file the same, byte for byte, but for the ``<meta name="generator">`` tag.
 ProperDocs is pinned in the ``properdocs`` extra, which the README's test command
 installs; without it the test is skipped, except under CI, where that is a failure.
@@ -13,38 +13,30 @@ import gzip
 import importlib.util
 import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from background import Job
-
 ROOT = Path(__file__).resolve().parent.parent
 GENERATOR = re.compile(rb'<meta name="generator" content="[^"]*">')
 
 
-def build_with_properdocs(site, folder):
-    """``properdocs build --strict`` of the same mkdocs.yml into ``folder/site``; None without ProperDocs."""
+@pytest.fixture(scope="session")
+def properdocs_site(built_site, tmp_path_factory):
+    """``properdocs build --strict`` of the same mkdocs.yml; None without ProperDocs."""
     if importlib.util.find_spec("properdocs") is None:
         return None
-    out = folder / "site"
-    result = PROPERDOCS.run(
+    out = tmp_path_factory.mktemp("properdocs") / "site"
+    result = subprocess.run(
         [sys.executable, "-m", "properdocs", "build", "--strict", "-f", "mkdocs.yml", "--site-dir", str(out)],
-        cwd=ROOT,
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
         env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
     )
     if result.returncode != 0:
-        raise RuntimeError(f"properdocs build --strict failed:\n{result.stdout}\n{result.stderr}")
+        pytest.fail(f"properdocs build --strict failed:\n{result.stdout}\n{result.stderr}", pytrace=False)
     return out
-
-
-PROPERDOCS = Job("properdocs_site", build_with_properdocs, needs_site=True)
-
-
-@pytest.fixture(scope="session")
-def properdocs_site():
-    return PROPERDOCS.result()
 
 
 def content(path):

@@ -3,8 +3,10 @@ wrap their output, a copy button that copies runnable code, and light pages; and
 every check of every crawled page (no console error, nothing from another host,
 links, anchors, images, the language switcher, typeset maths).
 
-All the tests that read the ``crawl`` are in this file, so that the site is
-crawled once a session (tests/conftest.py says why).
+All the tests that read the ``crawl`` are collected in this file, so that the
+site is crawled once a session (tests/conftest.py says why): the phone view
+(``tests/phone_view.py``) and the accessibility check (``tests/accessibility.py``)
+are written in modules of their own and imported here.
 
 Every check runs on the built site (the shared ``crawl`` at Playwright's default
 1280 px window, the same pages narrowed to 390 px), in both languages. Each one fails when
@@ -13,7 +15,7 @@ its defect is put back:
 - figures: a figure scaled below 10 CSS px text at 1280 px (e.g. the old 24-column
   ``c_attn`` at 8 pt in an 8.8 in figure) or below 8 px at 390 px (without its
   phone variant, ``c-attn.phone.svg``, ``c_attn`` shrunk to the column shows
-  5.5 px text; tests/test_phone.py checks that no figure is wider than the column);
+  5.5 px text; tests/phone_view.py checks that no figure is wider than the column);
 - listings: a 24-column ``show`` printed whole (an output line never wraps, so
   the block scrolls), or the ``white-space: pre-wrap`` rule removed (17 blocks
   of the attention page scroll sideways);
@@ -555,3 +557,9 @@ def test_punctuation_stays_on_the_line_of_its_inline_formula(crawl, width):
             problems.append(f"{url}: the page scrolls sideways at {width} px")
     assert checked > 100, f"only {checked} formulas touch punctuation: the check proves little"
     assert not problems, "\n".join(problems)
+
+
+# The checks of the same crawled pages that live in modules of their own, collected
+# here (last, since they change the pages' width and scheme and put them back).
+from phone_view import *  # noqa: E402, F401, F403  (no figure wider than the column at 390 px)
+from accessibility import *  # noqa: E402, F401, F403  (axe-core's WCAG 2.2 A and AA rules)

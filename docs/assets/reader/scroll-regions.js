@@ -4,7 +4,7 @@
 // arrow keys scroll it), named for a screen reader after what it holds; once it
 // fits again it is neither. Material does the same for its code blocks; the
 // playground does it for its heat maps (playground.js, markScrollable).
-// Checked by tests/test_accessibility.py (axe-core's scrollable-region-focusable).
+// Checked by tests/accessibility.py (axe-core's scrollable-region-focusable).
 (function () {
   "use strict";
 
