@@ -99,6 +99,7 @@ def induction_head(alphabet="abc", n_ctx=8, dtype=np.float64):
     return InductionHead(chars=chars, n_ctx=n_ctx, n_head=1, weights=as_dtype(weights, dtype), embed_labels=labels)
 
 
+@checked
 # --8<-- [start:previous_token_head]
 def previous_token_head(v, n_ctx):
     """Layer 1: position i finds position i - 1 and copies its token
@@ -122,6 +123,7 @@ def previous_token_head(v, n_ctx):
 # --8<-- [end:previous_token_head]
 
 
+@checked
 # --8<-- [start:induction_layer]
 def induction_layer(v, n_ctx):
     """Layer 2: the current token looks for itself in the @1 columns;
@@ -318,9 +320,9 @@ def train_induction(alphabet="abc", n_ctx=8, steps=1000, seed=0,
         loss, grads = loss_and_grads(weights, ids, induction_targets(ids))
         losses.append(loss)
         adam_step(params, leaves(grads), moments, step, lr)
+    labels = induction_head(alphabet, n_ctx).embed_labels  # same columns
     model = InductionHead(chars=chars, n_ctx=n_ctx, n_head=1,
-                          weights=weights,
-                          embed_labels=induction_head(alphabet, n_ctx).embed_labels)
+                          weights=weights, embed_labels=labels)
     return InductionTraining(model=model, losses=np.array(losses))
 # --8<-- [end:train_induction]
 
@@ -371,6 +373,17 @@ def check_train_induction(alphabet, n_ctx, steps, seed, batch, lr, std):
     check_int_range("batch", batch, 1, 4096)
     check_real("lr", lr, 0, 1, low_open=True)
     check_real("std", std, 0, 10, low_open=True)
+
+
+def check_previous_token_head(v, n_ctx):
+    """The alphabet size and n_ctx of a model that fits GPT-2 small (the layer functions' arguments)."""
+    v = check_int_range("v", v, 2, None, " (the alphabet size: a margin needs a wrong token)")
+    n_ctx = check_int_range("n_ctx", n_ctx, 2, GPT2_SMALL["n_embd"] - 2 * v,
+                            f" (2 * v + n_ctx columns must fit GPT-2 small's n_embd = {GPT2_SMALL['n_embd']})")
+    return {"v": v, "n_ctx": n_ctx}
+
+
+check_induction_layer = check_previous_token_head
 
 
 def check_induction_rule(text):
