@@ -48,6 +48,15 @@ from .decoding import (  # noqa: E402
 )
 from .display import format_matrix, format_number, show  # noqa: E402
 from .evaluation import Evaluation, Verification, evaluate, next_token_logits, valid_contexts, verify  # noqa: E402
+from .induction import (  # noqa: E402
+    InductionCheck,
+    InductionHead,
+    induction_attention,
+    induction_head,
+    induction_rule,
+    train_induction,
+    verify_induction,
+)
 from .inference import complete, context_window, explain, explain_rows, next_token_probs, predict  # noqa: E402
 from .activations import gelu, gelu_backward, log_softmax, relu, relu_backward, softmax, softmax_backward  # noqa: E402
 from .attend import (  # noqa: E402

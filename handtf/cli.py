@@ -7,7 +7,7 @@ import os
 import signal
 import sys
 
-from . import cli_train
+from . import cli_induction, cli_train
 from .compiler import compile_pattern, describe
 from .evaluation import MAX_LEN, PATTERN, evaluate, verify
 from .inference import MAX_NEW_TOKENS, complete, context_window, explain_rows, format_explanation
@@ -100,6 +100,7 @@ def build_parser():
     p.add_argument("--max-len", type=_max_len, default=30, help=f"longest context to check (default 30, at most {MAX_LEN:,})")
 
     cli_train.add_parser(commands)
+    cli_induction.add_parser(commands, _whole_number)
     return parser
 
 
@@ -140,6 +141,8 @@ def run(args):
         return _verify(args.max_len, model)
     elif args.command == "train":
         return cli_train.run(args)
+    elif args.command == "induction":
+        return cli_induction.run(args)
     return 0
 
 

@@ -37,6 +37,8 @@ EXCEPTIONS = {
     ("index.md", "3.11"): "the Python version the site needs",
     ("concepts/training.md", "5.3"): "section 5.3 of the paper",
     ("concepts/training.md", "5.4"): "section 5.4 of the paper",
+    ("induction.md", "2021"): "the year of a cited paper (Elhage et al.)",
+    ("induction.md", "2022"): "the year of a cited paper (Olsson et al.)",
 }
 
 
