@@ -44,9 +44,7 @@ from .attend import attention_weights
 from .checks import check_float_dtype, check_int_range, check_real, checked
 from .compiler import GPT2_SMALL, LG
 from .gpt_grads import loss_and_grads
-from .layers import linear
-from .masks import causal_mask
-from .picogpt import gpt2, gpt2_block
+from .picogpt import gpt2
 from .training import adam_step, leaves
 from .weights import as_dtype
 
@@ -178,15 +176,13 @@ def induction_attention(model, text):
     >>> logits[4].tolist()  # a, b, c
     [0.0, 1.0, 1024.0]
     """
-    w = model.weights
+    from .recording import Recorder
+
     ids = np.array([model.chars.index(c) for c in text])  # [n_seq]
-    x = w["wte"][ids] + w["wpe"][: len(ids)]  # [n_seq, n_embd]
-    patterns = []
-    for block in w["blocks"]:
-        q, k, _ = np.split(linear(x, **block["attn"]["c_attn"]), 3, axis=-1)  # 3 of [n_seq, n_embd]
-        patterns.append(attention_weights(q, k, causal_mask(len(ids), q.dtype)))  # [n_seq, n_seq]
-        x = gpt2_block(x, **block, n_head=model.n_head)  # [n_seq, n_embd]
-    return patterns[0], patterns[1], x @ w["wte"].T
+    with Recorder(attention_weights) as record:  # the one forward pass, its attention kept as it runs
+        logits = gpt2(ids, **model.weights, n_head=model.n_head)  # [n_seq, n_vocab]
+    first, second = record.arrays["attention_weights"]["weights"][-2:]  # each [n_head, n_seq, n_seq]
+    return first.reshape(-1, len(ids), len(ids))[0], second.reshape(-1, len(ids), len(ids))[0], logits
 
 
 @dataclass(frozen=True)
