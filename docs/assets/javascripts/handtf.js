@@ -401,14 +401,32 @@ export function formatNumber(value, digits = 3) {
   }
   if (!Number.isFinite(value)) return Number.isNaN(value) ? "nan" : value > 0 ? "inf" : "-inf";
   if (Math.abs(value) >= 1e6) {
-    const [mantissa, exponent] = value.toExponential(Math.max(digits, 1) - 1).split("e");
+    const [mantissa, exponent] = toEven(value.toExponential(Math.max(digits, 1) - 1), value, Math.max(digits, 1), true).split("e");
     const trimmed = mantissa.includes(".") ? mantissa.replace(/0+$/, "").replace(/\.$/, "") : mantissa;
     const sign = exponent[0] === "-" ? "-" : "+";
     return `${trimmed}e${sign}${exponent.replace(/^[+-]/, "").padStart(2, "0")}`;
   }
-  let text = value.toFixed(digits);
+  let text = toEven(value.toFixed(digits), value, digits, false);
   if (text.includes(".")) text = text.replace(/0+$/, "").replace(/\.$/, "");
   return text === "-0" ? "0" : text;
+}
+
+// Python rounds a tie (a float exactly halfway, as 0.0625 to 3 decimals) to even; toFixed and
+// toExponential round it away from zero. `rounded` is their text; on a tie whose kept digit would be
+// odd, the value cut toward zero is written instead. `keep` counts decimals, or significant digits.
+function toEven(rounded, value, keep, significant) {
+  const magnitude = Math.abs(value);
+  // every digit of the float (a float that can tie at these places ends within 100 decimals)
+  const exact = magnitude < 1e21 ? magnitude.toFixed(100).replace(/\.?0+$/, "") : BigInt(magnitude).toString();
+  const [whole, fraction = ""] = exact.split(".");
+  // significant digits: |value| >= 1e6 here, so the digits start with the whole part
+  const digits = significant ? whole + fraction : whole + fraction.padEnd(keep, "0");
+  const kept = significant ? keep : whole.length + keep; // how many of `digits` are kept
+  if (digits.slice(kept).replace(/0+$/, "") !== "5") return rounded; // not a tie
+  if (Number(digits[kept - 1]) % 2 !== 0) return rounded; // away from zero is to even here
+  const sign = value < 0 ? "-" : "";
+  if (significant) return `${sign}${digits[0]}${keep > 1 ? `.${digits.slice(1, keep)}` : ""}e+${whole.length - 1}`;
+  return `${sign}${whole}${keep ? `.${digits.slice(whole.length, kept)}` : ""}`;
 }
 
 /** The figures' cell text: a true minus sign, and 1e+10 written 1e10. */
@@ -462,7 +480,7 @@ deepFreeze(MODEL); // shared by every caller: nobody may change the hand-set wei
 if (typeof window !== "undefined") {
   window.handtf = Object.freeze({
     MODEL, LG, N_CTX, CHARS, EMBED_LABELS, TOKEN_LABELS, QKV_LABELS, TRACE_NAMES, VERIFY_MAX_LEN,
-    MAX_NEW_TOKENS, MAX_LEN,
+    MAX_NEW_TOKENS, MAX_LEN, argmax,
     buildModel, gpt, trace, verify, predict, complete, nextTokenProbs, tokenize, contextWindow, checkModel, checkFiniteModel,
     formatNumber, cellText, divergingNorm, cellColours,
   });
