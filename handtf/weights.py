@@ -72,14 +72,20 @@ def c_attn_weights(lg=LG):
     >>> w[3, :8]  # position 3 looks for positions 2 and 3
     array([   0.,    0., 1024., 1024.,    0.,    0.,    0.,    0.])
     """
+    # --8<-- [start:c_attn_q]
     q = np.zeros((N_EMBED, N_EMBED))  # [n_embd, n_embd]
     for i in range(N_CTX):
         q[i, max(i - 1, 0) : i + 1] = lg  # position i -> window {i - 1, i}
+    # --8<-- [end:c_attn_q]
+    # --8<-- [start:c_attn_k]
     k = np.zeros((N_EMBED, N_EMBED))  # [n_embd, n_embd]
     k[:N_CTX, :N_CTX] = np.eye(N_CTX)  # position i -> key Pi
+    # --8<-- [end:c_attn_k]
+    # --8<-- [start:c_attn_v]
     v = np.zeros((N_EMBED, N_EMBED))  # [n_embd, n_embd]
     v[_P["a"], _P["V"]] = 1  # a -> +1
     v[_P["b"], _P["V"]] = -1  # b -> -1
+    # --8<-- [end:c_attn_v]
     return {
         "w": np.concatenate([q, k, v], axis=1),  # [n_embd, 3*n_embd]
         "b": np.zeros(3 * N_EMBED),  # [3*n_embd]
@@ -102,12 +108,14 @@ def c_proj_weights(lg=LG):
     >>> c_proj["b"]
     array([   0.,    0.,    0.,    0.,    0., 1024.,    0.,    0.])
     """
+    # --8<-- [start:c_proj_body]
     w = np.zeros((N_EMBED, N_EMBED))  # [n_embd, n_embd]
     w[_P["V"], _P["a"]] = -lg
     w[_P["V"], _P["b"]] = lg
     b = np.zeros(N_EMBED)  # [n_embd]
     b[_P["a"]] = lg
     return {"w": w, "b": b}
+    # --8<-- [end:c_proj_body]
 # --8<-- [end:c_proj]
 
 

@@ -13,6 +13,9 @@
   translation's pages get their version selector from
   ``overrides/assets/javascripts/versions.js`` instead of Material's, which
   cannot find ``versions.json`` from a translation's folder.
+
+No upstream issue: this is the site's own content, made on MkDocs' documented
+events (on_config, on_page_markdown, on_post_page).
 """
 
 import doctest

@@ -15,7 +15,8 @@ it is generated here, on every build and every ``mkdocs serve`` reload, from
   maps, ink and background), so a live heat map colours a cell as the figure
   of the same scheme does.
 
-Nothing of it is copied by hand, and nothing generated is committed.
+Nothing of it is copied by hand, and nothing generated is committed. No upstream
+issue: this is the site's own content, added on MkDocs' documented on_files event.
 """
 
 import functools

@@ -1,6 +1,12 @@
 """MkDocs hooks: only what no maintained plugin or option does. Each job names the upstream
 issue it works around; when that issue is fixed in a pinned version, the job goes.
 
+Every job runs on MkDocs' documented events (on_page_read_source, on_post_page,
+on_post_build, on_env, on_pre_build) and changes no other package's code, with one
+named exception: job 1 adds ``.ipynb`` to ``mkdocs.utils.markdown_extensions``,
+the list MkDocs reads to tell a page from a static file, since no setting or event
+can (mkdocs #930).
+
 Maths is not here: pymdownx.arithmatex keeps the TeX and the site's own KaTeX typesets it.
 Nor are Chinese line breaks: handtf_site.cjk_lines, a Markdown extension, joins them.
 """
@@ -16,7 +22,8 @@ import mkdocs.plugins
 import mkdocs.utils
 
 # 1. Notebook pages. MkDocs counts only Markdown files as pages and has no setting for
-# more (mkdocs #930, closed as out of scope): .ipynb is added to its list, and each
+# more (mkdocs #930, closed as out of scope). The one change to another package in
+# hooks/: .ipynb is added to MkDocs' list of page extensions, and each
 # notebook page is read as the Markdown of its cells. The page then gets what every
 # page gets: highlighting, the site's heading ids, search, joined Chinese lines, maths.
 # (mkdocs-jupyter did this through nbconvert, took a quarter of the build and needed

@@ -25,7 +25,8 @@ MEASURED = re.compile(r"^\.*(?P<what>[^.\n].*): CPU ms per edit, median (?P<medi
 
 def main():
     print(f"before: {load()}", flush=True)
-    command = [sys.executable, "-m", "pytest", "tests/test_playground.py", "-k", "cost", "-s", "-q",
+    # -n 0: in one process, whose -s output is the script's to read (pytest-xdist's workers print nothing).
+    command = [sys.executable, "-m", "pytest", "-n", "0", "tests/test_playground.py", "-k", "cost", "-s", "-q",
                "-p", "no:randomly", "--no-header"]
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=1800)
     found = MEASURED.findall(result.stdout)

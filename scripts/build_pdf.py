@@ -161,7 +161,7 @@ def for_paper(article, solutions=True):
     """What differs on paper: each figure once (light), every collapsed block open,
     and in the student edition no solutions. Returns the number of solutions left out."""
     for image in article.find_all(["img", "source"]):
-        if is_dark_variant(image):
+        if is_dark_variant(image) or "handtf-phone" in image.get("class", []):  # the phone variant: the same figure, narrow
             parent = image.parent
             image.decompose()
             if parent.name == "a" and not parent.get_text(strip=True) and not parent.find(["img", "svg"]):

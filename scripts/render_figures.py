@@ -1,4 +1,4 @@
-"""Draw every figure of the site from handtf into docs/assets/figures/NAME.svg and NAME.dark.svg (and NAME.zh.svg, NAME.zh.dark.svg).
+"""Draw every figure of the site from handtf into docs/assets/figures/NAME.svg and NAME.dark.svg (and NAME.zh.svg, NAME.zh.dark.svg, NAME.phone.svg ...).
 
 The figures are drawn by the package ``scripts/figures/`` (one module per part
 of the site, see its ``__init__``); this script is its command line. A figure
@@ -48,9 +48,9 @@ def main(argv=None):
         return 0
     args.out.mkdir(parents=True, exist_ok=True)
     for name in names:
-        for file_name, (scheme, language) in files(name).items():
+        for file_name, (scheme, language, phone) in files(name).items():
             try:
-                data = render(name, scheme=scheme, language=language)
+                data = render(name, scheme=scheme, language=language, phone=phone)
             except ValueError as error:
                 print(f"render_figures.py: {error}", file=sys.stderr)
                 return 1

@@ -3,7 +3,7 @@
 ``python tests/run_notebooks.py A/notebook.ipynb B/notebook.ipynb ...`` runs each one
 with its folder as the working folder and writes the outputs into it; a notebook
 whose run fails gets ``notebook.error`` beside it, with the reason. tests/test_course.py
-runs it in a process of its own, beside the other tests (see tests/background.py).
+runs it in a process of its own.
 """
 
 import json

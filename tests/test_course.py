@@ -7,6 +7,7 @@ checks), so a page added later is covered without a change here.
 import doctest
 import json
 import re
+import subprocess
 import sys
 import tomllib
 from html import unescape
@@ -17,7 +18,6 @@ import pytest
 import yaml
 
 import handtf
-from background import Job
 from pages import DOCS, ROOT, examples, language_of, pages, strip_comments
 
 VERSION = handtf.__version__
@@ -184,17 +184,15 @@ def run_notebooks(site, folder):
             paths[page] = folder / str(page.relative_to(DOCS)).replace("/", "-") / "notebook.ipynb"
             paths[page].parent.mkdir()
             paths[page].write_text(json.dumps(notebook, ensure_ascii=False), encoding="utf-8")
-    result = NOTEBOOKS.run([sys.executable, str(ROOT / "tests" / "run_notebooks.py"), *map(str, paths.values())])
+    command = [sys.executable, str(ROOT / "tests" / "run_notebooks.py"), *map(str, paths.values())]
+    result = subprocess.run(command, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
     return paths
 
 
-NOTEBOOKS = Job("executed_notebooks", run_notebooks, needs_site=True)  # beside the other tests
-
-
 @pytest.fixture(scope="session")
-def executed_notebooks(built_site):
-    return NOTEBOOKS.result()
+def executed_notebooks(built_site, tmp_path_factory):
+    return run_notebooks(built_site, tmp_path_factory.mktemp("notebooks"))
 
 
 def printed(cell):

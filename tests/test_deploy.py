@@ -17,7 +17,6 @@ from http.server import ThreadingHTTPServer
 
 import pytest
 
-from background import Job
 from browsing import PREFIX, SubPathHandler, Visit
 from pages import ROOT
 
@@ -63,21 +62,20 @@ def deploy_beside_a_previous_release(site, folder):
     git(repo, "commit", "-q", "-m", "release 0.9")
     git(repo, "checkout", "-q", "-f", "main")
     main_before = git(repo, "rev-parse", "main")
-    result = DRY_RUN.run(
+    result = subprocess.run(
         [sys.executable, "scripts/deploy.py", "--branch", BRANCH, "--site-url", SITE_URL, "--allow-missing-anchors"],
         cwd=repo,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert git(repo, "rev-parse", "main") == main_before, "the deploy touched the working branch"
     return repo, result
 
 
-DRY_RUN = Job("dry_run", deploy_beside_a_previous_release, needs_site=True)  # beside the other tests
-
-
 @pytest.fixture(scope="session")
-def dry_run(built_site):
-    return DRY_RUN.result()
+def dry_run(built_site, tmp_path_factory):
+    return deploy_beside_a_previous_release(built_site, tmp_path_factory.mktemp("dry-run"))
 
 
 def branch_file(repo, path):

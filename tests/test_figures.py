@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from background import Job
 from pages import DOCS, LANGUAGES, ROOT, images, pages
 
 SCRIPT = ROOT / "scripts" / "render_figures.py"
@@ -28,13 +27,10 @@ def run_script(*args, env=None):
     return subprocess.run([sys.executable, str(SCRIPT), *args], cwd=ROOT, capture_output=True, text=True, env=env)
 
 
-CHECK = Job("figure_check", lambda folder: CHECK.run([sys.executable, str(SCRIPT), "--check"], cwd=ROOT))
-
-
 @pytest.fixture(scope="session")
 def figure_check():
-    """``render_figures.py --check``: every figure drawn again, beside the other tests."""
-    return CHECK.result()
+    """``render_figures.py --check``: every figure drawn again."""
+    return run_script("--check")
 
 
 def test_the_committed_figures_are_what_the_code_draws(figure_check):
@@ -134,6 +130,50 @@ def test_a_figure_with_small_text_or_faint_text_is_refused(render_figures):
                 render_figures.render(name)
         finally:
             del FIGURES[name]
+
+
+def test_a_figure_too_wide_for_a_phone_needs_a_narrow_variant_that_fits(render_figures):
+    """Over 5.3 in (509 px), 9 pt text shrinks below 8 px in the 358 px column at 390 px."""
+    from figures import common
+    from figures.registry import FIGURES, PHONE
+
+    def wide(phone=None):
+        return common.Diagram(6.0, 1).fig  # too wide for a phone, without or with phone=...
+
+    def narrow_for_phones(phone=False):
+        return common.Diagram(5.0 if phone else 6.0, 1).fig
+
+    try:
+        FIGURES["wide"] = wide
+        with pytest.raises(ValueError, match="too wide for a phone"):
+            render_figures.render("wide")
+        PHONE.add("wide")
+        with pytest.raises(ValueError, match=r"en, phone\): 6.00 in wide, more than 5.3 in"):
+            render_figures.render("wide", phone=True)
+        FIGURES["wide"] = narrow_for_phones
+        assert render_figures.render("wide") != render_figures.render("wide", phone=True)
+        assert set(render_figures.files("wide")) == {"wide.svg", "wide.dark.svg", "wide.phone.svg", "wide.phone.dark.svg"}
+        with pytest.raises(ValueError, match="no phone variant"):
+            render_figures.render("wte", phone=True)
+    finally:
+        FIGURES.pop("wide", None)
+        PHONE.discard("wide")
+
+
+def test_restack_puts_panels_under_each_other_at_their_size(render_figures):
+    from figures import common
+
+    fig, axes = common.plt.subplots(1, 3, figsize=(8.4, 3.0), sharey=True)
+    sizes = [ax.get_position().transformed(fig.transFigure).size / fig.dpi for ax in axes]
+    common.restack(fig)
+    width, height = fig.get_size_inches()
+    assert width < 4 and height > 3 * 2.0, (width, height)
+    after = [ax.get_position().transformed(fig.transFigure).size / fig.dpi for ax in axes]
+    assert all(abs(a - b).max() < 1e-9 for a, b in zip(sizes, after)), "the panels keep their size in inches"
+    tops = [ax.get_position().y1 for ax in axes]
+    assert tops[0] > tops[1] > tops[2], "in their order, top to bottom"
+    assert all(label.get_visible() for ax in axes for label in ax.get_yticklabels()), "shared y axes get their labels back"
+    common.plt.close(fig)
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

@@ -1,5 +1,5 @@
 """The PDFs of scripts/build_pdf.py, printed once per test session from the session's built site
-(by tests/pdf_books.py in a process of its own, beside the other tests: see tests/background.py).
+(by tests/pdf_books.py, in a process of its own).
 
 The chapters expected are the pages in docs/ (all of them in the nav,
 tests/test_site.py checks), so a page added later must be in the PDF too.
@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 from html import unescape
 from urllib.parse import quote
@@ -16,7 +17,6 @@ from urllib.parse import quote
 import pytest
 
 import handtf
-from background import Job
 from pages import DOCS, LANGUAGES, ROOT, pages
 from pdf_books import page_glyph_zero, page_texts
 
@@ -26,12 +26,10 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 
 def print_books(site, folder):
     """Print the PDFs of ``site`` into ``folder``, with each page's text beside each."""
-    printed = PDFS.run([sys.executable, str(ROOT / "tests" / "pdf_books.py"), str(site), str(folder)], cwd=ROOT)
+    printed = subprocess.run([sys.executable, str(ROOT / "tests" / "pdf_books.py"), str(site), str(folder)], cwd=ROOT,
+                             capture_output=True, text=True)
     assert printed.returncode == 0, f"tests/pdf_books.py failed:\n{printed.stdout}{printed.stderr}"
     return folder
-
-
-PDFS = Job("pdfs", print_books, needs_site=True)
 
 
 def need_pdftotext():
@@ -43,11 +41,11 @@ def need_pdftotext():
 
 
 @pytest.fixture(scope="session")
-def pdfs(built_site):
+def pdfs(built_site, tmp_path_factory):
     from pypdf import PdfReader
 
     need_pdftotext()
-    folder = PDFS.result()
+    folder = print_books(built_site, tmp_path_factory.mktemp("pdfs"))
     assert sorted(p.name for p in folder.glob("*.pdf")) == sorted(f"handtf-{language}{edition}.pdf" for language in LANGUAGES for edition in ("", "-student"))
     return {language: (path, PdfReader(path)) for language in LANGUAGES for path in [folder / f"handtf-{language}.pdf"]}
 
@@ -296,7 +294,7 @@ def test_each_figure_is_printed_once_in_the_light_scheme(pdfs, built_site, langu
     assert not [src for src in drawn if ".dark." in src], "a dark-scheme figure is drawn on paper"
     on_the_site = [img["src"].split("#")[0].rsplit("/", 1)[-1]
                    for article in articles(built_site, language).values() for img in article.find_all("img", src=True)
-                   if "assets/figures/" in img["src"] and ".dark." not in img["src"]]
+                   if "assets/figures/" in img["src"] and ".dark." not in img["src"] and ".phone." not in img["src"]]
     assert sorted(src.rsplit("/", 1)[-1] for src in drawn) == sorted(on_the_site)
 
 

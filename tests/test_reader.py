@@ -1,14 +1,21 @@
 """What a reader sees in a browser: legible figures, listings that neither scroll nor
-wrap their output, a copy button that copies runnable code, and light pages.
+wrap their output, a copy button that copies runnable code, and light pages; and
+every check of every crawled page (no console error, nothing from another host,
+links, anchors, images, the language switcher, typeset maths).
+
+All the tests that read the ``crawl`` are collected in this file, so that the
+site is crawled once a session (tests/conftest.py says why): the phone view
+(``tests/phone_view.py``) and the accessibility check (``tests/accessibility.py``)
+are written in modules of their own and imported here.
 
 Every check runs on the built site (the shared ``crawl`` at Playwright's default
 1280 px window, the same pages narrowed to 390 px), in both languages. Each one fails when
 its defect is put back:
 
 - figures: a figure scaled below 10 CSS px text at 1280 px (e.g. the old 24-column
-  ``c_attn`` at 8 pt in an 8.8 in figure) or below 8 px at 390 px (without the
-  rule in extra.css that keeps 70% of the natural size on phones, ``c_attn``
-  shows 5.5 px text);
+  ``c_attn`` at 8 pt in an 8.8 in figure) or below 8 px at 390 px (without its
+  phone variant, ``c-attn.phone.svg``, ``c_attn`` shrunk to the column shows
+  5.5 px text; tests/phone_view.py checks that no figure is wider than the column);
 - listings: a 24-column ``show`` printed whole (an output line never wraps, so
   the block scrolls), or the ``white-space: pre-wrap`` rule removed (17 blocks
   of the attention page scroll sideways);
@@ -31,13 +38,13 @@ import re
 import sys
 from io import BytesIO
 from pathlib import Path
-from urllib.parse import urlparse
+from urllib.parse import unquote, urldefrag, urlparse
 
 import numpy as np
 import pytest
 from PIL import Image
 
-from browsing import Visit
+from browsing import Visit, is_page
 from pages import DOCS, ROOT, nav_files, pages
 
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -337,3 +344,222 @@ def test_part_1_points_to_the_lookup_page_before_c_attn():
         text = (DOCS / name).read_text(encoding="utf-8")
         lookup, c_attn = text.find("concepts/lookup.md"), text.find("c_attn_weights")
         assert 0 <= lookup < c_attn, f"{name}: the lookup page must be pointed to before c_attn is shown"
+
+
+# ------------------------------------------------------------ every crawled page
+#
+# The tests that read the crawl are all in this file: pytest-xdist runs a file in
+# one worker (--dist loadfile), so the site is crawled once a session.
+
+def test_both_languages_are_crawled(crawl, base_url):
+    zh = [url for url in crawl if url.startswith(base_url + "zh/")]
+    assert len(zh) >= 5 and len(crawl) - len(zh) >= 5, sorted(crawl)
+    assert len(crawl) == 2 * len(zh), "every English page has a Chinese twin and vice versa"
+
+
+def test_no_console_errors_and_no_failed_requests(crawl):
+    problems = [f"{url}: {e}" for url, (visit, _) in crawl.items() for e in visit.console_errors + visit.failed]
+    assert not problems, "\n".join(problems)
+
+
+def test_nothing_is_requested_from_another_host(crawl):
+    remote = [f"{url}: {r}" for url, (visit, _) in crawl.items() for r in visit.remote_requests]
+    assert not remote, "\n".join(remote)
+
+
+def test_every_image_loads_and_has_alt_text(crawl):
+    problems = [
+        f"{url}: {image['src']} " + ("did not load" if not image["loaded"] else "has no alt text")
+        for url, (_, facts) in crawl.items()
+        for image in facts["images"]
+        if not image["loaded"] or not image["alt"].strip()
+    ]
+    assert not problems, "\n".join(problems)
+
+
+def test_every_internal_link_and_anchor_resolves(crawl, base_url):
+    ids = {url: set(facts["ids"]) for url, (_, facts) in crawl.items()}
+    problems = []
+    for url, (_, facts) in crawl.items():
+        for link in facts["links"]:
+            target, fragment = urldefrag(link)
+            if not target.startswith(base_url) or not is_page(target, base_url):
+                continue
+            if target not in ids:
+                problems.append(f"{url}: {link} leads to no page")
+            elif fragment and unquote(fragment) not in ids[target]:
+                problems.append(f"{url}: {link} has no anchor #{fragment}")
+    assert not problems, "\n".join(problems)
+
+
+def test_code_blocks_have_a_copy_button(crawl):
+    missing = [
+        f"{url}: {facts['copy_buttons']} buttons for {facts['code_blocks']} code blocks"
+        for url, (_, facts) in crawl.items()
+        if facts["copy_buttons"] < facts["code_blocks"]
+    ]
+    assert not missing, "\n".join(missing)
+    assert sum(facts["code_blocks"] for _, facts in crawl.values()) > 0
+
+
+def test_each_language_switcher_link_leads_to_the_twin_page(crawl, base_url):
+    problems = []
+    for url, (_, facts) in crawl.items():
+        english = url.replace(base_url + "zh/", base_url)
+        chinese = english.replace(base_url, base_url + "zh/", 1)
+        expected = {"en": english, "zh": chinese}
+        switcher = dict(facts["switcher"])
+        if switcher != expected:
+            problems.append(f"{url}: switcher {switcher}, expected {expected}")
+    assert not problems, "\n".join(problems)
+
+
+# ------------------------------------------------------------ maths in the browser (see test_maths.py)
+
+RENDERED = """() => [...document.querySelectorAll('.md-content .arithmatex')].map(e => ({
+    tex: e.querySelector('annotation[encoding="application/x-tex"]')?.textContent ?? null,
+    katex: !!e.querySelector('.katex'),
+    error: e.querySelector('.katex-error')?.textContent ?? null,
+    hidden_html: e.querySelector('.katex-html')?.getAttribute('aria-hidden') ?? null,
+    mathml: !!e.querySelector('.katex-mathml math'),
+}))"""
+
+
+def test_every_formula_is_typeset_with_a_text_alternative(crawl):
+    """KaTeX's HTML is hidden from screen readers, which read its MathML (with the TeX as annotation)."""
+    problems, typeset = [], 0
+    for url, (visit, facts) in crawl.items():
+        for formula in visit.page.evaluate(RENDERED):
+            typeset += formula["katex"]
+            if not (formula["katex"] and formula["mathml"] and formula["tex"]):
+                problems.append(f"{url}: a formula is not typeset with MathML: {formula}")
+            elif formula["error"] is not None:
+                problems.append(f"{url}: KaTeX cannot typeset {formula['tex']!r}: {formula['error']}")
+            elif formula["hidden_html"] != "true":
+                problems.append(f"{url}: {formula['tex']!r}: the visual HTML is not hidden from screen readers")
+    assert not problems, "\n".join(problems)
+    assert typeset > 100, f"only {typeset} formulas typeset: the check proves little"
+
+
+RAW_TEX = re.compile(r"\\[(\[]|\\frac|\\sqrt|\$\$|\\mathrm|\\text\{")
+
+
+def test_no_tex_shows_as_text(crawl):
+    raw = [f"{url}: {m.group(0)!r}" for url, (_, facts) in crawl.items() for m in RAW_TEX.finditer(facts["text"])]
+    assert not raw, "\n".join(raw)
+
+
+GLYPHS = """tex => {
+    const formula = [...document.querySelectorAll('.arithmatex')].find(
+        e => e.querySelector('annotation')?.textContent.trim() === tex)
+    if (!formula) return null
+    const leaves = [...formula.querySelectorAll('.katex-html span')].filter(
+        s => s.children.length === 0 && s.textContent.trim())
+    return leaves.map(s => { const r = s.getBoundingClientRect()
+        return {text: s.textContent, left: r.left, right: r.right, height: r.height} })
+}"""
+
+
+def glyphs(crawl, base_url, page, tex):
+    visit, _ = crawl[base_url + page]
+    found = visit.page.evaluate(GLYPHS, tex)
+    assert found, f"{page} has no formula {tex!r}"
+    return found
+
+
+@pytest.mark.parametrize("language", ["", "zh/"])
+def test_a_leading_minus_sits_close_like_a_sign_a_binary_one_is_spaced(crawl, base_url, language):
+    # The TeXbook, appendix G, rule 5: a binary operator at the start of a formula
+    # or after an opening fence is an ordinary symbol, with no space around it.
+    signs = glyphs(crawl, base_url, language + "attention/", r"-\infty - (-\infty)")
+    text = [g["text"] for g in signs]
+    assert text == ["−", "∞", "−", "(", "−", "∞", ")"], text
+    gap = lambda a, b: signs[b]["left"] - signs[a]["right"]  # noqa: E731
+    binary = min(gap(1, 2), gap(2, 3))
+    assert gap(0, 1) < binary / 2 and gap(4, 5) < binary / 2, signs
+
+
+@pytest.mark.parametrize("language", ["", "zh/"])
+def test_fences_around_a_fraction_are_taller_than_plain_ones(crawl, base_url, language):
+    page = language + "concepts/feed-forward/"
+    plain = glyphs(crawl, base_url, page, r"\mathrm{FFN}(x) = \max(0,\; x W_1 + b_1)\, W_2 + b_2")
+    grown = glyphs(
+        crawl,
+        base_url,
+        page,
+        r"\mathrm{GELU}(x) = x\,\Phi(x) = \frac{x}{2}\left(1 + \mathrm{erf}\left(\frac{x}{\sqrt{2}}\right)\right)",
+    )
+    plain_height = max(g["height"] for g in plain if g["text"] == "(")
+    tallest = max(g["height"] for g in grown if g["text"] == "(")
+    assert tallest > 1.5 * plain_height, (tallest, plain_height)
+
+
+PUNCTUATION_AWAY_FROM_ITS_FORMULA = """() => {
+    // Every inline formula followed by a closing punctuation mark (or preceded by an
+    // opening one): is that mark on another line than the formula?
+    const closing = /^[,.;:!?%)\\]}\\u2019\\u201d\\u00bb\\uff0c\\u3002\\u3001\\uff1b\\uff1a\\uff01\\uff1f\\uff09\\u3011\\u300b\\u300d\\u300f\\u2026]/
+    const opening = /[(\\[{\\u2018\\u201c\\u00ab\\uff08\\u3010\\u300a\\u300c\\u300e]$/
+    const content = document.querySelector('.md-content')
+    const textBeside = (math, forward) => {
+        const walker = document.createTreeWalker(content, NodeFilter.SHOW_TEXT)
+        walker.currentNode = math
+        let node
+        while ((node = forward ? walker.nextNode() : walker.previousNode()))
+            if (!math.contains(node) && node.data.length) return node
+        return null
+    }
+    const rectOf = (node, start) => {
+        const range = document.createRange()
+        range.setStart(node, start)
+        range.setEnd(node, start + 1)
+        return range.getBoundingClientRect()
+    }
+    const found = {checked: 0, apart: []}
+    for (const math of content.querySelectorAll('span.arithmatex')) {
+        const box = math.getBoundingClientRect()
+        if (!box.width) continue
+        const next = textBeside(math, true), previous = textBeside(math, false)
+        if (next && closing.test(next.data)) {
+            found.checked++
+            const mark = rectOf(next, 0)
+            if (mark.top >= box.bottom - 1 || mark.bottom <= box.top + 1)
+                found.apart.push(math.textContent.slice(0, 30) + ' | ' + next.data.slice(0, 8))
+        }
+        if (previous && opening.test(previous.data)) {
+            found.checked++
+            const mark = rectOf(previous, previous.data.length - 1)
+            if (mark.top >= box.bottom - 1 || mark.bottom <= box.top + 1)
+                found.apart.push(previous.data.slice(-8) + ' | ' + math.textContent.slice(0, 30))
+        }
+    }
+    return found
+}"""
+
+
+@pytest.mark.parametrize("width", [390])
+def test_punctuation_stays_on_the_line_of_its_inline_formula(crawl, width):
+    """A comma or 。 after an inline formula never starts a line by itself (at 390 px it did on 23 lines
+    of the Chinese pages, without the glue in maths.js); nor does an opening bracket end the line before one.
+    Each crawled page is narrowed to the phone's width, then put back as the other tests expect it."""
+    problems, checked = [], 0
+    for url in sorted(url for url, (_, facts) in crawl.items() if facts["math"]):
+        page = crawl[url][0].page
+        desktop = page.viewport_size
+        page.set_viewport_size({"width": width, "height": 844})
+        try:
+            found = page.evaluate(PUNCTUATION_AWAY_FROM_ITS_FORMULA)
+            fits = page.evaluate("() => document.scrollingElement.scrollWidth <= window.innerWidth")
+        finally:
+            page.set_viewport_size(desktop)
+        checked += found["checked"]
+        problems += [f"{url}: {apart!r}" for apart in found["apart"]]
+        if not fits:
+            problems.append(f"{url}: the page scrolls sideways at {width} px")
+    assert checked > 100, f"only {checked} formulas touch punctuation: the check proves little"
+    assert not problems, "\n".join(problems)
+
+
+# The checks of the same crawled pages that live in modules of their own, collected
+# here (last, since they change the pages' width and scheme and put them back).
+from phone_view import *  # noqa: E402, F401, F403  (no figure wider than the column at 390 px)
+from accessibility import *  # noqa: E402, F401, F403  (axe-core's WCAG 2.2 A and AA rules)

@@ -15,7 +15,9 @@ import numpy as np  # noqa: E402
 from matplotlib import font_manager  # noqa: E402
 from matplotlib.colors import LinearSegmentedColormap, Normalize, SymLogNorm, to_rgb  # noqa: E402
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, PathPatch  # noqa: E402
+from matplotlib.legend import Legend  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
+from matplotlib.transforms import Bbox  # noqa: E402
 from matplotlib.path import Path as MplPath  # noqa: E402
 
 import handtf  # noqa: E402
@@ -27,6 +29,7 @@ CONTEXT = "aabaa"  # the running example of the hand-made model's pages
 
 MIN_FONT_PT = 9  # the smallest text of any figure: 12 CSS px at natural size
 MAX_WIDTH_IN = 8.4  # at most 806 CSS px wide: in the 688 px column at 1280 px, 9 pt text stays >= 10 px
+PHONE_MAX_WIDTH_IN = 5.3  # a phone variant: at most 509 CSS px, so in the 358 px column at 390 px 9 pt text stays >= 8 px
 MIN_CONTRAST = 4.5  # every text against what is behind it (WCAG AA)
 
 matplotlib.rcdefaults()  # ignore any matplotlibrc on this machine: the same code must draw the same bytes
@@ -277,12 +280,14 @@ def visible_texts(fig):
     return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip() and t.get_alpha() != 0]
 
 
-def quality_problems(fig):
-    """What makes a drawn figure hard to read: too wide, text too small, or too faint on its background."""
+def quality_problems(fig, max_width=None):
+    """What makes a drawn figure hard to read: wider than ``max_width`` inches (default
+    ``MAX_WIDTH_IN``), text too small, or too faint on its background."""
     problems = []
+    max_width = max_width or MAX_WIDTH_IN
     width = fig.get_size_inches()[0]
-    if width > MAX_WIDTH_IN + 1e-9:
-        problems.append(f"{width:.2f} in wide, more than {MAX_WIDTH_IN} in")
+    if width > max_width + 1e-9:
+        problems.append(f"{width:.2f} in wide, more than {max_width} in")
     for text in visible_texts(fig):
         if text.get_fontsize() < MIN_FONT_PT:
             problems.append(f"text {text.get_text()!r} is {text.get_fontsize()} pt, less than {MIN_FONT_PT} pt")
@@ -352,3 +357,66 @@ class Diagram:
         self.ax.plot(xs, ys, color=colour, linewidth=linewidth)
         self.ax.add_patch(FancyArrowPatch(points[-2], points[-1], arrowstyle="-|>", mutation_scale=12,
                                           color=colour, linewidth=linewidth))
+
+
+# ---------------------------------------------------------------- phone variants
+
+PHONE_GAP_IN = 0.3  # between two panels stacked for a phone
+
+
+def _inches(bbox, fig):
+    return bbox.transformed(fig.dpi_scale_trans.inverted())
+
+
+def restack(fig, groups=None, columns=1, gap=PHONE_GAP_IN, margin=0.08):
+    """The panels of ``fig`` laid out again for a phone: one under another (``columns=2``: two a row).
+
+    A panel is a group of axes that keep their places to each other
+    (``groups``: lists of indices into ``fig.axes``; default: each axes alone),
+    at the size it had in inches, so that no text gets smaller. Figure-level
+    texts (a title, a legend) go on top, centred; arrows drawn on the figure
+    between panels are removed. Axes that shared their y axis get their tick
+    labels back. Returns the figure, resized.
+    """
+    axes = fig.axes
+    groups = [[axes[i] for i in group] for group in groups] if groups else [[ax] for ax in axes]
+    for ax in axes:
+        if len(ax.get_shared_y_axes().get_siblings(ax)) > 1:
+            ax.tick_params(labelleft=True)
+    for artist in [*fig.patches, *fig.artists]:
+        artist.remove()
+    headers = [a for a in fig.get_children() if isinstance(a, Legend) or isinstance(a, Text) and a.get_text().strip()]
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes = [_inches(Bbox.union([ax.get_tightbbox(renderer) for ax in group]), fig) for group in groups]
+    places = [[_inches(ax.get_position().transformed(fig.transFigure), fig) for ax in group] for group in groups]
+    header_boxes = [_inches(h.get_window_extent(renderer), fig) for h in headers]
+    header_height = sum(b.height + 0.1 for b in header_boxes)
+    rows = [list(range(i, min(i + columns, len(groups)))) for i in range(0, len(groups), columns)]
+    row_widths = [sum(boxes[i].width for i in row) + gap * (len(row) - 1) for row in rows]
+    row_heights = [max(boxes[i].height for i in row) for row in rows]
+    width = max([*row_widths, *(b.width for b in header_boxes)]) + 2 * margin
+    height = header_height + sum(row_heights) + gap * (len(rows) - 1) + 2 * margin
+    fig.set_size_inches(width, height)
+    top = height - margin
+    for header, box in zip(headers, header_boxes):
+        centre_y = (top - box.height / 2) / height
+        if isinstance(header, Legend):
+            header.set_bbox_to_anchor((0.5, centre_y), transform=fig.transFigure)
+            header.set_loc("center")
+        else:
+            header.set_transform(fig.transFigure)
+            header.set_position((0.5, centre_y))
+            header.set_horizontalalignment("center")
+            header.set_verticalalignment("center")
+        top -= box.height + 0.1
+    for row, row_width, row_height in zip(rows, row_widths, row_heights):
+        left = (width - row_width) / 2
+        for i in row:
+            box = boxes[i]
+            dx, dy = left - box.x0, top - row_height + (row_height - box.height) / 2 - box.y0
+            for ax, place in zip(groups[i], places[i]):
+                ax.set_position(((place.x0 + dx) / width, (place.y0 + dy) / height, place.width / width, place.height / height))
+            left += box.width + gap
+        top -= row_height + gap
+    return fig

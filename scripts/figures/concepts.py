@@ -10,13 +10,13 @@ import handtf
 from handtf import seq2seq
 
 from .common import (
-    MONO, C, Diagram, Normalize, bar_values, cell_text, colour_field, heatmap, label, on, plt, tidy,
+    MONO, C, Diagram, Normalize, bar_values, cell_text, colour_field, heatmap, label, on, plt, restack, tidy,
 )
 from .registry import figure
 
 
-@figure("positional-encoding")
-def positional_encoding():
+@figure("positional-encoding", phone=True)
+def positional_encoding(phone=False):
     n_pos, d_model = 50, 64
     pe = handtf.positional_encoding(n_pos, d_model)  # [n_pos, d_model]
     norm = Normalize(-1, 1)
@@ -39,11 +39,11 @@ def positional_encoding():
     right.set_title("PE[pos, i]", fontsize=11, **MONO)
     right.legend(loc="upper center", ncol=4, frameon=False, prop=MONO | {"size": 9}, handlelength=1.2, columnspacing=0.8)
     tidy(right)
-    return fig
+    return restack(fig, groups=[[0, 1], [2]]) if phone else fig
 
 
-@figure("qk-spread", words={"en": {"title": "mean max weight, 8 keys"}, "zh": {"title": "最大权重的均值，8 个键"}})
-def qk_spread(words):
+@figure("qk-spread", words={"en": {"title": "mean max weight, 8 keys"}, "zh": {"title": "最大权重的均值，8 个键"}}, phone=True)
+def qk_spread(words, phone=False):
     rng = np.random.default_rng(0)
     d_ks = 2 ** np.arange(2, 10)  # 4 .. 512
     n_samples, n_keys = 2000, 8
@@ -76,14 +76,16 @@ def qk_spread(words):
         ax.legend(frameon=False, prop=MONO | {"size": 9})
         tidy(ax)
     left.set_yticks([1, 2, 4, 8, 16, 32], ["1", "2", "4", "8", "16", "32"])
-    return fig
+    return restack(fig) if phone else fig
 
 
-@figure("head-split")
-def head_split():
+@figure("head-split", phone=True)
+def head_split(phone=False):
     x = np.arange(32.0).reshape(4, 8)  # [n_seq, n_embd]
     heads = handtf.split_heads(x, n_head=2)  # [n_head, n_seq, d_head]
     colours = (C.warm, C.cool)
+    if phone:
+        return head_split_phone(x, heads, colours)
     fig = plt.figure(figsize=(8.4, 3.6 * 8.4 / 8.6))
     ax = fig.add_axes((0, 0, 1, 1))
     ax.set_xlim(0, 17.2)
@@ -117,11 +119,40 @@ def head_split():
     return fig
 
 
+def head_split_phone(x, heads, colours):
+    """head-split for a phone: x on top, the two heads under it side by side."""
+    fig = plt.figure(figsize=(4.6, 6.7))
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_xlim(0, 9.2)
+    ax.set_ylim(-12.6, 0.8)
+    ax.axis("off")
+    ax.set_aspect("equal")
+
+    def block(matrix, x0, y0, colour_of_col):
+        for i, row in enumerate(matrix):
+            for j, value in enumerate(row):
+                ax.add_patch(Rectangle((x0 + j, y0 - i - 1), 1, 1, facecolor=colour_of_col(j), edgecolor=C.bg, linewidth=1.5))
+                label(ax, x0 + j + 0.5, y0 - i - 0.5, cell_text(value), colour_of_col(j), ha="center", va="center", fontsize=10)
+
+    block(x, 0.6, -1.2, lambda j: colours[j // 4])
+    ax.text(4.6, -0.3, "x  [4×8]", ha="center", va="center", fontsize=12, **MONO)
+    for h in range(2):
+        ax.text(2.6 + 4 * h, -0.95, f"h={h}", ha="center", va="center", fontsize=9, color=C.muted, **MONO)
+    ax.add_patch(FancyArrowPatch((4.6, -5.5), (4.6, -6.9), arrowstyle="-|>", mutation_scale=16, color=C.ink, linewidth=1.4))
+    ax.text(4.4, -6.2, "split_heads", ha="right", va="center", fontsize=9.5, **MONO)
+    ax.text(4.8, -6.2, "n_head=2", ha="left", va="center", fontsize=9.5, **MONO)
+    ax.text(4.6, -7.4, "[2×4×4]", ha="center", va="center", fontsize=12, **MONO)
+    for h in range(2):
+        ax.text(2.1 + 5 * h, -7.95, f"h={h}", ha="center", va="center", fontsize=9.5, color=C.muted, **MONO)
+        block(heads[h], 0.1 + 5 * h, -8.3, lambda j, h=h: colours[h])
+    return fig
+
+
 TOY_LOGITS = np.array([3.0, 2.2, 1.6, 1.0, 0.2, -0.5])  # six tokens, best first
 
 
-@figure("temperature")
-def temperature():
+@figure("temperature", phone=True)
+def temperature(phone=False):
     temperatures = (0.5, 1.0, 2.0)
     fig, axes = plt.subplots(1, 3, figsize=(8.4, 3.0), sharey=True)
     fig.subplots_adjust(left=0.06, right=0.99, bottom=0.12, top=0.84, wspace=0.15)
@@ -134,19 +165,19 @@ def temperature():
         ax.set_xticks(list(ids), [str(i) for i in ids])
         ax.set_title(f"T = {cell_text(t)}", fontsize=12, **MONO)
         tidy(ax)
-    return fig
+    return restack(fig) if phone else fig
 
 
-@figure("top-p")
-def top_p():
+@figure("top-p", phone=True)
+def top_p(phone=False):
     p = handtf.softmax(TOY_LOGITS)
     ids = np.arange(TOY_LOGITS.size)
     panels = [
         ("top_k = 3", handtf.top_k_filter(TOY_LOGITS, top_k=3), handtf.sampling_distribution(TOY_LOGITS, top_k=3)),
         ("top_p = 0.9", handtf.top_p_filter(TOY_LOGITS, top_p=0.9), handtf.sampling_distribution(TOY_LOGITS, top_p=0.9)),
     ]
-    fig, axes = plt.subplots(2, 1, figsize=(8.4, 6.4), sharex=True)
-    fig.subplots_adjust(left=0.07, right=0.99, bottom=0.06, top=0.88, hspace=0.32)
+    fig, axes = plt.subplots(2, 1, figsize=(5.0, 6.8) if phone else (8.4, 6.4), sharex=True)
+    fig.subplots_adjust(left=0.1 if phone else 0.07, right=0.99, bottom=0.06, top=0.84 if phone else 0.88, hspace=0.32)
     for ax, (title, filtered, renormalised) in zip(axes, panels):
         kept = np.isfinite(filtered)
         ax.bar(ids - 0.2, p, width=0.38, color=[C.red if keep else C.faint for keep in kept])
@@ -164,7 +195,8 @@ def top_p():
         Rectangle((0, 0), 1, 1, color=C.red), Rectangle((0, 0), 1, 1, color=C.faint),
         Rectangle((0, 0), 1, 1, color=C.blue), axes[1].lines[0],
     ]
-    fig.legend(handles, ["softmax(z)", "−∞", "p'", "Σ softmax(z)"], loc="upper center", ncol=4, frameon=False, prop=MONO | {"size": 9})
+    fig.legend(handles, ["softmax(z)", "−∞", "p'", "Σ softmax(z)"], loc="upper center", ncol=2 if phone else 4, frameon=False,
+               prop=MONO | {"size": 9})
     return fig
 
 
@@ -196,18 +228,19 @@ def beam_tree():
     return probability, kept
 
 
-@figure("beam-search")
-def beam_search():
+@figure("beam-search", phone=True)
+def beam_search(phone=False):
     probability, kept = beam_tree()
+    step = 1.9 if phone else 3.0  # the x distance between two steps
     ranking = [tuple(t) for t, _ in handtf.beam_search(beam_step, list(BEAM_START), BEAM_WIDTH, 5, eos=BEAM_EOS)]
     position = {BEAM_START: (0.0, 0.0)}  # hypothesis -> (x, y): one column per step, siblings stacked
     for depth, gap in ((1, 2.2), (2, 1.05)):
         level = [tokens for tokens in probability if len(tokens) == depth + 1]
         for i, tokens in enumerate(level):
-            position[tokens] = (3.0 * depth, -(i - (len(level) - 1) / 2) * gap)
-    fig = plt.figure(figsize=(8.4, 5.2))
+            position[tokens] = (step * depth, -(i - (len(level) - 1) / 2) * gap)
+    fig = plt.figure(figsize=(5.0, 5.25) if phone else (8.4, 5.2))
     ax = fig.add_axes((0, 0, 1, 1))
-    ax.set_xlim(-0.9, 8.5)
+    ax.set_xlim(-0.6, 2 * step + 2.3) if phone else ax.set_xlim(-0.9, 8.5)
     ax.set_ylim(-3.6, 3.4)
     ax.axis("off")
     for tokens in list(probability)[1:]:  # the edges, labelled with the step's probability
@@ -234,9 +267,9 @@ def beam_search():
         if finished:
             rank = f"#{ranking.index(tokens) + 1}  [" + ", ".join(map(str, tokens)) + "]"
             ax.text(x + 0.55, y, rank, ha="left", va="center", fontsize=9, color=C.red, **MONO)
-    ax.text(3.0, 3.2, f"beam_width = {BEAM_WIDTH},  eos = {BEAM_EOS}", ha="center", va="center", fontsize=11, **MONO)
+    ax.text(step, 3.2, f"beam_width = {BEAM_WIDTH},  eos = {BEAM_EOS}", ha="center", va="center", fontsize=11, **MONO)
     for depth in (0, 1, 2):
-        ax.text(3.0 * depth, -3.4, f"t = {depth}", ha="center", va="center", fontsize=9, color=C.muted, **MONO)
+        ax.text(step * depth, -3.4, f"t = {depth}", ha="center", va="center", fontsize=9, color=C.muted, **MONO)
     return fig
 
 
@@ -271,9 +304,13 @@ TRANSFORMER_WORDS = {
 }
 
 
-@figure("transformer", words=TRANSFORMER_WORDS)
-def transformer(words):
-    """The paper's Figure 1, drawn from the Config and the block functions of handtf.seq2seq."""
+@figure("transformer", words=TRANSFORMER_WORDS, phone=True)
+def transformer(words, phone=False):
+    """The paper's Figure 1, drawn from the Config and the block functions of handtf.seq2seq.
+
+    A phone: the same, with narrower boxes closer together."""
+    # x of the encoder and decoder, box width, frame half width, x of the memory's path, figure width
+    enc_x, dec_x, box, frame, path_x, fig_width = (1.5, 4.0, 2.0, 1.1, 2.75, 5.3) if phone else (2.2, 6.1, 2.9, 1.72, 3.75, 8.4)
     config = SEQ2SEQ
     params = handtf.init_params(config, seed=0)
     d, h, ff = config.d_model, config.n_head, config.d_ff
@@ -285,47 +322,50 @@ def transformer(words):
     masked = (words["masked"], words["heads, causal"].format(h=h))
     norm = words[config.norm]
     columns = [
-        ("encoder", 2.2, sublayers(seq2seq.encoder_block, params["encoder"]["blocks"][0]), words["source"], "[n_src]"),
-        ("decoder", 6.1, sublayers(seq2seq.decoder_block, params["decoder"]["blocks"][0]), words["target"], "[n_tgt]"),
+        ("encoder", enc_x, sublayers(seq2seq.encoder_block, params["encoder"]["blocks"][0]), words["source"], "[n_src]"),
+        ("decoder", dec_x, sublayers(seq2seq.decoder_block, params["decoder"]["blocks"][0]), words["target"], "[n_tgt]"),
     ]
     height = 8.3
-    dg = Diagram(8.4, height)
+    dg = Diagram(fig_width, height)
     step = 0.62
     tops = {}
     for name, x, groups, tokens, shape in columns:
-        dg.box(f"{name}-tokens", x, 0.45, tokens, shape, width=2.9)
-        dg.box(f"{name}-embed", x, 1.45, f"wte · √{d} + PE", f"[{shape[1:-1]}, {d}]", width=2.9)
+        dg.box(f"{name}-tokens", x, 0.45, tokens, shape, width=box, fontsize=9.5 if phone else 10.5)
+        dg.box(f"{name}-embed", x, 1.45, f"wte · √{d} + PE", f"[{shape[1:-1]}, {d}]", width=box)
         dg.arrow(dg.top(f"{name}-tokens"), dg.bottom(f"{name}-embed"))
         y = 2.55
         first = y
         previous = f"{name}-embed"
         for group in groups:
             if group.startswith("ln_"):
-                dg.box(f"{name}-{group}", x, y, norm, width=2.9, height=0.42, fill=C.warm, fontsize=10, mono=False)
+                dg.box(f"{name}-{group}", x, y, norm, width=box, height=0.42, fill=C.warm, fontsize=10, mono=False)
             else:
                 title, sub = masked if (name, group) == ("decoder", "self_attn") else describe[group]
-                dg.box(f"{name}-{group}", x, y, title, sub, width=2.9, fill=C.cool if group.endswith("attn") else C.box, mono=False)
+                dg.box(f"{name}-{group}", x, y, title, sub, width=box, fill=C.cool if group.endswith("attn") else C.box, mono=False)
             dg.arrow(dg.top(previous), dg.bottom(f"{name}-{group}"))
             previous = f"{name}-{group}"
             y += step
         tops[name] = (y - step, previous)
         frame_bottom, frame_top = first - 0.42, y - step + 0.38
-        dg.ax.add_patch(FancyBboxPatch((x - 1.72, frame_bottom), 3.44, frame_top - frame_bottom,
+        dg.ax.add_patch(FancyBboxPatch((x - frame, frame_bottom), 2 * frame, frame_top - frame_bottom,
                                        boxstyle="round,pad=0.02,rounding_size=0.15", facecolor="none", edgecolor=C.muted,
                                        linewidth=1.2, linestyle="--"))
         side = -1 if name == "encoder" else 1
-        dg.ax.text(x + side * 1.85, (frame_bottom + frame_top) / 2, words[name].format(n=config.n_layers), rotation=90,
+        dg.ax.text(x + side * (frame + 0.13), (frame_bottom + frame_top) / 2, words[name].format(n=config.n_layers), rotation=90,
                    ha="center", va="center", fontsize=10.5, color=C.ink)
     # the memory: the encoder's last output, read by every decoder block's cross-attention
     enc_top, enc_last = tops["encoder"]
-    dg.box("memory", 2.2, enc_top + 1.05, words["memory"], f"[n_src, {d}]", width=2.0, fill=C.warm)
+    dg.box("memory", enc_x, enc_top + 1.05, words["memory"], f"[n_src, {d}]", width=1.6 if phone else 2.0, fill=C.warm)
     dg.arrow(dg.top(enc_last), dg.bottom("memory"))
     cross = dg.boxes["decoder-cross_attn"]
-    dg.path([dg.right("memory"), (3.75, enc_top + 1.05), (3.75, cross[1]), dg.left("decoder-cross_attn")], colour=C.red)
-    dg.ax.text(3.85, (enc_top + 1.05 + cross[1]) / 2, "k, v", ha="left", va="center", fontsize=10, color=C.red, **MONO)
+    dg.path([dg.right("memory"), (path_x, enc_top + 1.05), (path_x, cross[1]), dg.left("decoder-cross_attn")], colour=C.red)
+    if phone:  # no room beside the path: above it
+        dg.ax.text(path_x - 0.05, enc_top + 1.12, "k, v", ha="right", va="bottom", fontsize=10, color=C.red, **MONO)
+    else:
+        dg.ax.text(3.85, (enc_top + 1.05 + cross[1]) / 2, "k, v", ha="left", va="center", fontsize=10, color=C.red, **MONO)
     dec_top, dec_last = tops["decoder"]
-    dg.box("linear", 6.1, dec_top + 0.85, words["linear"].format(d=d, v=config.vocab_tgt), "x @ wteᵀ", width=2.9)
-    dg.box("softmax", 6.1, dec_top + 1.65, "softmax", words["next"].format(v=config.vocab_tgt), width=2.9, mono=False)
+    dg.box("linear", dec_x, dec_top + 0.85, words["linear"].format(d=d, v=config.vocab_tgt), "x @ wteᵀ", width=box)
+    dg.box("softmax", dec_x, dec_top + 1.65, "softmax", words["next"].format(v=config.vocab_tgt), width=box, mono=False)
     dg.arrow(dg.top(dec_last), dg.bottom("linear"))
     dg.arrow(dg.top("linear"), dg.bottom("softmax"))
     dg.ax.text(0.3, height - 0.3, f"Config(d_model={d}, n_head={h},\n       d_ff={ff}, n_layers={config.n_layers},\n"
@@ -338,8 +378,8 @@ def transformer(words):
            "keys_sub": "memory rows: 3", "weights": "weights", "title": "cross-attention: each target row's weights over the source"},
     "zh": {"head": "头 {h}", "queries": "查询", "queries_sub": "解码器的行：5", "keys": "键、值",
            "keys_sub": "memory 的行：3", "weights": "权重", "title": "交叉注意力：目标序列每一行在源序列上的权重"},
-})
-def cross_attention(words):
+}, phone=True)
+def cross_attention(words, phone=False):
     """The first decoder block's cross-attention weights for <bos> i am a student against je suis étudiant."""
     params = handtf.init_params(SEQ2SEQ, seed=0)
     src, tgt = np.array([1, 2, 3]), np.array([0, 2, 3, 4, 5])
@@ -367,7 +407,7 @@ def cross_attention(words):
         on(d.text(1.35, y + 0.1, text, ha="center", va="center", fontsize=10.5, color=C.ink), fill)
         on(d.text(1.35, y - 0.14, sub, ha="center", va="center", fontsize=9, color=C.muted), fill)
     fig.text(0.36, 0.96, words["title"], ha="center", va="top", fontsize=11)
-    return fig
+    return restack(fig, groups=[[0, 1], [2]]) if phone else fig
 
 
 FRUITS = ["apple", "banana", "kiwi", "plum"]  # the lookup page's example
@@ -381,8 +421,8 @@ FRUIT_PRICES = np.array([3.0, 2.0, 4.0, 5.0])
            "values": "values", "answer": "answer = Σ weight × value = {a}"},
     "zh": {"fruits": ["苹果", "香蕉", "猕猴桃", "李子"], "features": ["红", "黄", "绿", "紫", "甜", "酸"], "query": "查询",
            "query_title": "4 · 酸", "keys": "键", "values": "值", "answer": "答案 = Σ 权重 × 值 = {a}"},
-})
-def lookup(words):
+}, phone=True)
+def lookup(words, phone=False):
     """Attention as a soft lookup: a query scores every key, softmax makes weights, the answer averages the values."""
     query = 4 * np.array([0, 0, 0, 0, 0, 1.0])  # 4 * sour
     weights = handtf.attention_weights(query[None, :], FRUIT_KEYS)[0]  # [n_k]
@@ -415,29 +455,40 @@ def lookup(words):
     fig.add_artist(FancyArrowPatch((0.43, top_row - 2 * cell), (0.5, top_row - 2 * cell), transform=fig.transFigure,
                                    arrowstyle="-|>", mutation_scale=14, color=C.muted))
     fig.text(0.5, 0.94, words["answer"].format(a=cell_text(answer)), ha="center", va="top", fontsize=11, **MONO)
+    if phone:  # the weights and values under the keys: their rows named again
+        bars.set_yticks(range(4), words["fruits"], fontsize=9)
+        bars.tick_params(length=0)
+        return restack(fig, groups=[[0, 1], [2, 3]])
     return fig
 
 
 @figure("feed-forward", words={
     "en": {"note": "the same c_fc and c_proj for every position: no row sees another"},
     "zh": {"note": "每个位置用同一组 c_fc 和 c_proj：各行互不相见"},
-})
-def feed_forward(words):
-    """The position-wise feed-forward block of the feed-forward page: 8 -> 32 -> 8, the same weights for every row."""
-    dg = Diagram(8.4, 3.4)
+}, phone=True)
+def feed_forward(words, phone=False):
+    """The position-wise feed-forward block of the feed-forward page: 8 -> 32 -> 8, the same weights for every row.
+
+    A phone: narrower boxes, without the arrow out of c_proj, the note on two lines."""
+    # x and width of the boxes x, c_fc, activation, c_proj
+    (x_x, x_w), (fc_x, fc_w), (act_x, act_w), (proj_x, proj_w) = (
+        ((0.5, 0.8), (1.73, 1.1), (3.16, 1.2), (4.59, 1.1)) if phone else ((0.8, 1.1), (2.75, 1.5), (4.55, 1.6), (6.3, 1.5)))
+    dg = Diagram(5.25, 3.7) if phone else Diagram(8.4, 3.4)
     d_model, d_ff = 8, 32
     ys = [2.8, 2.05, 1.3, 0.55]  # x[0] at the top
     for row, y in enumerate(ys):
-        dg.box(f"x{row}", 0.8, y, f"x[{row}]", f"[{d_model}]", width=1.1, height=0.56, fill=C.warm)
-        dg.box(f"fc{row}", 2.75, y, "c_fc", f"{d_model} → {d_ff}", width=1.5, height=0.56, fill=C.cool)
-        dg.box(f"act{row}", 4.55, y, "ReLU / GELU", f"[{d_ff}]", width=1.6, height=0.56, mono=False)
-        dg.box(f"proj{row}", 6.3, y, "c_proj", f"{d_ff} → {d_model}", width=1.5, height=0.56, fill=C.cool)
+        dg.box(f"x{row}", x_x, y, f"x[{row}]", f"[{d_model}]", width=x_w, height=0.56, fill=C.warm)
+        dg.box(f"fc{row}", fc_x, y, "c_fc", f"{d_model} → {d_ff}", width=fc_w, height=0.56, fill=C.cool)
+        dg.box(f"act{row}", act_x, y, "ReLU / GELU", f"[{d_ff}]", width=act_w, height=0.56, mono=False)
+        dg.box(f"proj{row}", proj_x, y, "c_proj", f"{d_ff} → {d_model}", width=proj_w, height=0.56, fill=C.cool)
         dg.arrow(dg.right(f"x{row}"), dg.left(f"fc{row}"))
         dg.arrow(dg.right(f"fc{row}"), dg.left(f"act{row}"))
         dg.arrow(dg.right(f"act{row}"), dg.left(f"proj{row}"))
-        dg.arrow(dg.right(f"proj{row}"), (7.95, y))
-        dg.ax.text(8.0, y, f"[{d_model}]", ha="left", va="center", fontsize=9, color=C.muted)
-    dg.ax.text(4.2, 3.2, words["note"], ha="center", va="center",
+        if not phone:
+            dg.arrow(dg.right(f"proj{row}"), (7.95, y))
+            dg.ax.text(8.0, y, f"[{d_model}]", ha="left", va="center", fontsize=9, color=C.muted)
+    note = words["note"].replace(": ", ":\n").replace("：", "：\n") if phone else words["note"]
+    dg.ax.text(2.62 if phone else 4.2, 3.35 if phone else 3.2, note, ha="center", va="center",
                fontsize=10, color=C.ink)
     return dg.fig
 
@@ -448,10 +499,25 @@ TEACHER = ["<bos>", "i", "am", "a", "student", "<eos>"]  # the encoder-decoder p
 @figure("teacher-forcing", words={
     "en": {"input": "input", "decoder": "decoder", "label": "label", "note": "causal mask: position t sees inputs 0 … t only"},
     "zh": {"input": "输入", "decoder": "解码器", "label": "标签", "note": "因果掩码：位置 t 只看得到输入 0 … t"},
-})
-def teacher_forcing(words):
-    """Training input and labels: the target shifted right by one; position t sees tokens 0..t and must predict t + 1."""
+}, phone=True)
+def teacher_forcing(words, phone=False):
+    """Training input and labels: the target shifted right by one; position t sees tokens 0..t and must predict t + 1.
+
+    A phone: one position a row, from input to label left to right."""
     inputs, labels = TEACHER[:-1], TEACHER[1:]
+    if phone:
+        dg = Diagram(5.1, 4.4)
+        for column, (x, key) in enumerate([(0.85, "input"), (2.55, "decoder"), (4.25, "label")]):
+            dg.ax.text(x, 4.1, words[key], ha="center", va="center", fontsize=10, color=C.ink)
+        for t, (seen, wanted) in enumerate(zip(inputs, labels)):
+            y = 3.55 - t * 0.62
+            dg.box(f"in{t}", 0.85, y, seen, None, width=1.25, height=0.45, fill=C.warm)
+            dg.box(f"dec{t}", 2.55, y, f"t = {t}", None, width=1.25, height=0.45, fill=C.box)
+            dg.box(f"out{t}", 4.25, y, wanted, None, width=1.25, height=0.45, fill=C.cool)
+            dg.arrow(dg.right(f"in{t}"), dg.left(f"dec{t}"))
+            dg.arrow(dg.right(f"dec{t}"), dg.left(f"out{t}"))
+        dg.ax.text(2.55, 0.3, words["note"], ha="center", va="center", fontsize=9.5, color=C.muted)
+        return dg.fig
     dg = Diagram(8.4, 3.0)
     for t, (seen, wanted) in enumerate(zip(inputs, labels)):
         x = 1.55 + t * 1.5

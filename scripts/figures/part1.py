@@ -7,17 +7,19 @@ import handtf
 from handtf import EMBED_LABELS, POSITION_LABELS, TOKEN_LABELS
 
 from .common import (
-    CONTEXT, MONO, C, Diagram, Normalize, bar_values, cell_text, heatmap, matrix_figure, plt, seq_labels, shape_of,
-    the_trace, tidy, trace_figure,
+    CONTEXT, MONO, C, Diagram, Normalize, bar_values, cell_text, diverging_norm, heatmap, matrix_figure, plt, restack, seq_labels,
+    shape_of, the_trace, tidy, trace_figure,
 )
 from .registry import figure
 
 
-@figure("data-flow", words={"en": {"tokens": "tokens"}, "zh": {"tokens": "词元"}})
-def data_flow(words):
+@figure("data-flow", words={"en": {"tokens": "tokens"}, "zh": {"tokens": "词元"}}, phone=True)
+def data_flow(words, phone=False):
     t = the_trace()
-    d = Diagram(7.6, 8.4)
-    main = 3.45  # x of the main column
+    lift = 1.0 if phone else 0.0  # a phone: the logits under the residual, not beside it
+    d = Diagram(5.2 if phone else 7.6, 8.4 + lift)
+    d.ax.set_ylim(-lift, 8.4)
+    main = 2.75 if phone else 3.45  # x of the main column
     d.box("tokens", main, 7.95, f'"{t.context}"', words["tokens"] + " " + str(t.tokens.tolist()), width=2.3)
     d.box("wte", main - 1.25, 6.95, "wte[tokens]", shape_of(t.token_embedding), width=2.0)
     d.box("wpe", main + 1.25, 6.95, "wpe[:5]", shape_of(t.position_embedding), width=2.0)
@@ -26,10 +28,13 @@ def data_flow(words):
     d.box("q", main - 1.5, 3.95, "q", shape_of(t.q), width=1.1)
     d.box("k", main, 3.95, "k", shape_of(t.k), width=1.1)
     d.box("v", main + 1.5, 3.95, "v", shape_of(t.v), width=1.1)
-    d.box("w", main - 0.75, 2.95, "softmax(q·kᵀ/√8 + mask)", shape_of(t.attention_weights), width=3.4)
+    d.box("w", main - 0.75, 2.95, "softmax(q·kᵀ/√8 + mask)", shape_of(t.attention_weights), width=2.7 if phone else 3.4)
     d.box("a", main, 1.95, "· v", shape_of(t.attention_output), width=1.5)
     d.box("res", main, 0.95, "x + c_proj(·)", shape_of(t.residual), width=2.3, fill=C.warm)
-    d.box("logits", main + 2.9, 0.95, "· @ wteᵀ", "logits " + shape_of(t.logits), width=1.9, fill=C.cool)
+    if phone:
+        d.box("logits", main, -0.05, "· @ wteᵀ", "logits " + shape_of(t.logits), width=1.9, fill=C.cool)
+    else:
+        d.box("logits", main + 2.9, 0.95, "· @ wteᵀ", "logits " + shape_of(t.logits), width=1.9, fill=C.cool)
 
     d.arrow((main - 0.5, 7.68), d.top("wte"))
     d.arrow((main + 0.5, 7.68), d.top("wpe"))
@@ -45,9 +50,13 @@ def data_flow(words):
     d.arrow((main + 1.5, 3.68), (main + 0.55, 2.22))
     d.arrow(d.bottom("a"), d.top("res"), "c_proj  w [8×8]")
     # the residual connection: x goes around the attention and is added back
-    d.path([(main - 1.3, 5.95), (0.45, 5.95), (0.45, 0.95), (main - 1.15, 0.95)], colour=C.red)
-    d.ax.text(0.55, 3.45, "+ x", ha="left", va="center", fontsize=10.5, color=C.red, **MONO)
-    d.arrow((main + 1.17, 0.95), (main + 1.93, 0.95))
+    edge = 0.3 if phone else 0.45  # x of the residual connection
+    d.path([(main - 1.3, 5.95), (edge, 5.95), (edge, 0.95), (main - 1.15, 0.95)], colour=C.red)
+    d.ax.text(edge + 0.1, 3.45, "+ x", ha="left", va="center", fontsize=10.5, color=C.red, **MONO)
+    if phone:
+        d.arrow(d.bottom("res"), d.top("logits"))
+    else:
+        d.arrow((main + 1.17, 0.95), (main + 1.93, 0.95))
     return d.fig
 
 
@@ -77,28 +86,44 @@ def lg_text(value):
 LG_KEY = {"en": {"empty": "empty = 0"}, "zh": {"empty": "空白 = 0"}}  # the key under c_attn and qkv
 
 
-@figure("c-attn", words=LG_KEY)
-def c_attn(words):
+def thirds_figure(matrix, rows, title):
+    """For a phone: the q, k and v thirds of a [n, 24] matrix one under another, on one colour scale."""
+    norm = diverging_norm(matrix)
+    fig = plt.figure(figsize=(4.0, 4.0))
+    for name, first, width in QKV_GROUPS:
+        ax = fig.add_axes((0.2, 0.1, 8 * 0.4 / 4.0, len(rows) * 0.4 / 4.0))
+        heatmap(ax, matrix[:, first:first + width], rows, EMBED_LABELS, norm=norm, text=lg_text)
+        ax.set_title(name, fontsize=12, weight="bold", pad=22)
+    fig.text(0.5, 0.99, title, ha="center", va="top", fontsize=12)
+    return restack(fig, gap=0.2)
+
+
+@figure("c-attn", words=LG_KEY, phone=True)
+def c_attn(words, phone=False):
     w = handtf.MODEL["blocks"][0]["attn"]["c_attn"]["w"]
+    if phone:
+        return thirds_figure(w, EMBED_LABELS, f"c_attn w  [8×24]\nLg = {handtf.LG}, {words['empty']}")
     title = f"c_attn w  [8×24]    Lg = {handtf.LG}, {words['empty']}"
     return matrix_figure(w, EMBED_LABELS, EMBED_LABELS * 3, title, cell=0.3, groups=QKV_GROUPS, text=lg_text)
 
 
-@figure("qkv", words=LG_KEY)
-def qkv(words):
+@figure("qkv", words=LG_KEY, phone=True)
+def qkv(words, phone=False):
     t = the_trace()
+    if phone:
+        return thirds_figure(t.qkv, seq_labels(), f"qkv = x @ w + b  {shape_of(t.qkv)}\nLg = {handtf.LG}, {words['empty']}")
     title = f"qkv = x @ w + b  {shape_of(t.qkv)}    Lg = {handtf.LG}, {words['empty']}"
     return matrix_figure(t.qkv, seq_labels(), EMBED_LABELS * 3, title, cell=0.3, groups=QKV_GROUPS, text=lg_text)
 
 
-@figure("scores")
-def scores():
+@figure("scores", phone=True)
+def scores(phone=False):
     t = the_trace()
     fig = plt.figure(figsize=(8.4, 4.0))
     for i, (matrix, title) in enumerate([(t.scores, "q·kᵀ"), (t.scaled_scores, "q·kᵀ/√8")]):
         ax = fig.add_axes((0.09 + i * 0.5, 0.05, 0.4, 0.68))
         heatmap(ax, matrix, seq_labels(), seq_labels(), f"{title}  {shape_of(matrix)}", fontsize=9)
-    return fig
+    return restack(fig) if phone else fig
 
 
 @figure("causal-mask")
@@ -142,8 +167,8 @@ def probs():
     return trace_figure("probs", "softmax(logits)", TOKEN_LABELS, cell=0.7)
 
 
-@figure("softmax-walkthrough")
-def softmax_walkthrough():
+@figure("softmax-walkthrough", phone=True)
+def softmax_walkthrough(phone=False):
     x = np.array([2.0, 1.0, 0.1])
     shifted = x - x.max()
     exps = np.exp(shifted)
@@ -167,11 +192,11 @@ def softmax_walkthrough():
             (ax_left.get_position().x1 + 0.005, 0.5), (ax_right.get_position().x0 - 0.02, 0.5),
             transform=fig.transFigure, arrowstyle="-|>", mutation_scale=14, color=C.muted,
         ))
-    return fig
+    return restack(fig, columns=2) if phone else fig
 
 
-@figure("small-lg")
-def small_lg():
+@figure("small-lg", phone=True)
+def small_lg(phone=False):
     lgs = (1, 2, 1024)
     traces = [handtf.trace(CONTEXT, handtf.build_model(lg)) for lg in lgs]
     fig = plt.figure(figsize=(8.4, 6.4))
@@ -179,15 +204,15 @@ def small_lg():
     for i, (lg, t) in enumerate(zip(lgs, traces)):
         ax = fig.add_axes((0.075 + i * 0.33, 0.43, 0.27, 0.42))
         heatmap(ax, t.attention_weights, seq_labels(), seq_labels(), f"Lg = {lg}", norm=weight_norm, fontsize=9)
-        ax = fig.add_axes((0.13 + i * 0.33, 0.03, 0.12, 0.3))
+        ax = fig.add_axes((0.13 + i * 0.33, 0.03, 0.12, 0.3) if not phone else (0.4 + i * 0.33, 0.43, 0.12, 0.3))
         heatmap(ax, t.probs, seq_labels(), TOKEN_LABELS, "probs", norm=weight_norm, fontsize=9)
         ax.set_title("probs", fontsize=10, pad=18)
     fig.text(0.5, 0.97, "softmax(q·kᵀ/√8 + mask)", ha="center", va="top", fontsize=12, **MONO)
-    return fig
+    return restack(fig, groups=[[0, 1], [2, 3], [4, 5]]) if phone else fig
 
 
-@figure("layer-norm")
-def layer_norm():
+@figure("layer-norm", phone=True)
+def layer_norm(phone=False):
     x = np.array([0.0, 1.0, 0.0, 0.0])
     y = handtf.layer_norm(x, g=np.ones(4), b=np.zeros(4))
     fig, axes = plt.subplots(1, 2, figsize=(7.0, 3.0), sharey=True)
@@ -202,4 +227,4 @@ def layer_norm():
         ax.set_xticks(range(4), ["0", "1", "2", "3"])
         ax.set_title(f"{title}\nμ = {cell_text(values.mean())}   σ = {cell_text(values.std())}", fontsize=11, **MONO)
         tidy(ax)
-    return fig
+    return restack(fig) if phone else fig

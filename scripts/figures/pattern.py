@@ -4,7 +4,7 @@ import numpy as np
 
 import handtf
 
-from .common import MONO, C, Normalize, cell_text, heatmap, plt, tidy
+from .common import MONO, C, Normalize, cell_text, heatmap, plt, restack, tidy
 from .registry import figure
 
 PATTERN, CONTEXT = "abcab", "bca"  # the page's running example
@@ -14,8 +14,8 @@ def the_model():
     return handtf.compile_pattern(PATTERN)
 
 
-@figure("pattern-heads", words={"en": {"title": "head {d}: {d} back"}, "zh": {"title": "头 {d}：回看 {d} 步"}})
-def pattern_heads(words):
+@figure("pattern-heads", words={"en": {"title": "head {d}: {d} back"}, "zh": {"title": "头 {d}：回看 {d} 步"}}, phone=True)
+def pattern_heads(words, phone=False):
     model = the_model()
     t = handtf.trace(CONTEXT, model=model)
     positions = [f"P{i}" for i in range(model.n_ctx)]
@@ -24,17 +24,17 @@ def pattern_heads(words):
     fig.subplots_adjust(left=0.08, right=0.98, bottom=0.04, top=0.7, wspace=0.45)
     for d, ax in enumerate(axes):
         heatmap(ax, t.attention_weights[d], rows, positions, title=words["title"].format(d=d), norm=Normalize(-1, 1))
-    return fig
+    return restack(fig, columns=2) if phone else fig
 
 
 @figure("gelu-switch", words={
     "en": {"x": "x: the unit's input", "title": "GELU is exact 0 below −8 and exact x above 8"},
     "zh": {"x": "x：单元的输入", "title": "GELU 在 −8 以下恰为 0，在 8 以上恰为 x"},
-})
-def gelu_switch(words):
+}, phone=True)
+def gelu_switch(words, phone=False):
     x = np.linspace(-12, 12, 241)
-    fig, ax = plt.subplots(figsize=(6.4, 3.2))
-    fig.subplots_adjust(left=0.11, right=0.97, bottom=0.16, top=0.9)
+    fig, ax = plt.subplots(figsize=(4.8, 3.4) if phone else (6.4, 3.2))
+    fig.subplots_adjust(left=0.15 if phone else 0.11, right=0.96 if phone else 0.97, bottom=0.16, top=0.9)
     ax.axvspan(-handtf.SWITCH, handtf.SWITCH, color=C.box, zorder=0)
     ax.plot(x, handtf.gelu(x), color=C.blue, linewidth=2, label="gelu(x)")
     ax.plot(x, np.maximum(x, 0), color=C.muted, linewidth=1, linestyle="--", label="max(0, x)")

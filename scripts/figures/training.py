@@ -8,7 +8,7 @@ import numpy as np
 import handtf
 from handtf.training import learning_rate, train
 
-from .common import MONO, C, heatmap, plt, seq_labels, tidy
+from .common import MONO, C, heatmap, plt, restack, seq_labels, tidy
 from .registry import figure
 
 WINDOWS = ("aabaa", "abaab", "baaba")  # the three windows of aab text
@@ -24,10 +24,10 @@ def run(seed, n_head=1):
            "title": "cross-entropy on the windows of aab"},
     "zh": {"run": "种子 {seed}，{n} 个头", "floor": "下限 2·log 2 / 15", "step": "步数", "loss": "损失",
            "title": "aab 各窗口上的交叉熵"},
-})
-def training_loss(words):
-    fig, ax = plt.subplots(figsize=(8.4, 3.4))
-    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.16, top=0.9)
+}, phone=True)
+def training_loss(words, phone=False):
+    fig, ax = plt.subplots(figsize=(4.8, 3.8) if phone else (8.4, 3.4))
+    fig.subplots_adjust(left=0.16 if phone else 0.09, right=0.97 if phone else 0.98, bottom=0.14 if phone else 0.16, top=0.9)
     steps = np.arange(1, 401)
     for (seed, n_head), colour, style in (((0, 1), C.blue, "-"), ((19, 1), C.red, "-"), ((19, 2), C.series[2], "--")):
         # four significant digits: a long run's last bits depend on the CPU's vector
@@ -45,14 +45,16 @@ def training_loss(words):
     return fig
 
 
-def attention_grid(matrices_by_row):
-    """Rows of 5x5 heatmaps: one row per model, one column per window."""
+def attention_grid(matrices_by_row, phone=False):
+    """Rows of 5x5 heatmaps: one row per model, one column per window (a phone: one row per window)."""
     n_rows = len(matrices_by_row)
     fig, axes = plt.subplots(n_rows, 3, figsize=(8.4, 3.0 * n_rows), squeeze=False)
     fig.subplots_adjust(left=0.1, right=0.99, bottom=0.02, top=0.86 if n_rows == 1 else 0.92, wspace=0.35, hspace=0.45)
     for axes_row, (name, matrices) in zip(axes, matrices_by_row):
         for ax, window, matrix in zip(axes_row, WINDOWS, matrices):
             heatmap(ax, matrix, seq_labels(window), range(5), title=f"{name}: {window}", text=lambda v: f"{v:.2f}".rstrip("0").rstrip(".") if abs(v) >= 0.005 else "")
+    if phone:  # the models side by side, one window a row
+        return restack(fig, groups=[[row * 3 + window] for window in range(3) for row in range(n_rows)], columns=n_rows)
     return fig
 
 
@@ -62,15 +64,15 @@ HAND_LEARNED = {
 }
 
 
-@figure("learned-attention", words=HAND_LEARNED)
-def learned_attention(words):
+@figure("learned-attention", words=HAND_LEARNED, phone=True)
+def learned_attention(words, phone=False):
     hand = [handtf.trace(w).attention_weights for w in WINDOWS]
     learned = [handtf.trace(w, model=run(0).weights).attention_weights for w in WINDOWS]
-    return attention_grid([(words["hand"], hand), (words["learned_seed"], learned)])  # row: query, column: key
+    return attention_grid([(words["hand"], hand), (words["learned_seed"], learned)], phone)  # row: query, column: key
 
 
-@figure("learned-scores-values", words=HAND_LEARNED)
-def learned_scores_values(words):
+@figure("learned-scores-values", words=HAND_LEARNED, phone=True)
+def learned_scores_values(words, phone=False):
     hand, learned = handtf.trace("aabaa"), handtf.trace("aabaa", model=run(0).weights)
     fig, axes = plt.subplots(2, 2, figsize=(8.4, 6.6), gridspec_kw={"width_ratios": [5, 8]})
     fig.subplots_adjust(left=0.08, right=0.99, bottom=0.02, top=0.88, wspace=0.3, hspace=0.5)
@@ -82,7 +84,7 @@ def learned_scores_values(words):
         heatmap(ax_row[1], t.v, rows, handtf.EMBED_LABELS if t is hand else range(8), title=f"{name}: v",
                 text=lambda v: "" if abs(v) < 0.05 else f"{v:.1f}")
     fig.suptitle(words["window"], fontsize=11, **MONO)
-    return fig
+    return restack(fig) if phone else fig
 
 
 @figure("warmup-schedule", words={
@@ -90,8 +92,8 @@ def learned_scores_values(words):
            "step": "step", "rate": "learning rate"},
     "zh": {"paper": "原论文：d_model 512，预热 4000 步", "run": "d_model {d}，预热 {w} 步", "ours": "handtf 的训练",
            "step": "步数", "rate": "学习率"},
-})
-def warmup_schedule(words):
+}, phone=True)
+def warmup_schedule(words, phone=False):
     fig, (left, right) = plt.subplots(1, 2, figsize=(8.4, 3.3))
     fig.subplots_adjust(left=0.1, right=0.98, bottom=0.17, top=0.86, wspace=0.35)
     steps = np.arange(1, 20001)
@@ -107,4 +109,7 @@ def warmup_schedule(words):
         ax.set_xlabel(words["step"], **MONO)
         tidy(ax)
     left.set_ylabel(words["rate"], **MONO)
+    if phone:
+        right.set_ylabel(words["rate"], **MONO)
+        return restack(fig)
     return fig

@@ -49,7 +49,8 @@ const TEXT = {
     all: "all",
     badMaxLen: (text) => `The length must be a whole number from 2 to ${MAX_LEN_LIMIT}, got “${text}”.`,
     badLink: (part) => `This link's “${part}” was not understood and is ignored.`,
-    cell: (name, row, col) => `${name}, row ${row}, column ${col}`,
+    // a weight cell is named by what it shows: its value first (the visible text), then where it is
+    cell: (name, row, col, value) => `${value}, ${name}, row ${row}, column ${col}`,
     bias: "bias",
     semicolon: "; ",
     colon: ": ",
@@ -89,7 +90,7 @@ const TEXT = {
     all: "全部",
     badMaxLen: (text) => `长度必须是 2 到 ${MAX_LEN_LIMIT} 之间的整数，而这里是“${text}”。`,
     badLink: (part) => `链接中的“${part}”无法识别，已忽略。`,
-    cell: (name, row, col) => `${name}，${row} 行，${col} 列`,
+    cell: (name, row, col, value) => `${value}，${name}，${row} 行，${col} 列`,
     bias: "偏置",
     semicolon: "；",
     colon: "：",
@@ -280,7 +281,7 @@ function heatmap(spec) {
             .filter(Boolean)
             .join(" ");
           const extra = keys
-            ? ` role="gridcell" tabindex="-1" data-key="${keys(i, j)}" data-row="${i}" data-col="${j}" aria-label="${escape(label(i, j))}"`
+            ? ` role="gridcell" tabindex="-1" data-key="${keys(i, j)}" data-row="${i}" data-col="${j}" aria-label="${escape(label(i, j, H.cellText(value)))}"`
             : "";
           return `<td${classes ? ` class="${classes}"` : ""} data-fill="${fill}" style="background:${fill};color:${text}"${extra}${hide(j < nCols)}>${H.cellText(value)}</td>`;
         })
@@ -356,7 +357,7 @@ function draw(container, specs) {
 }
 
 function update(figure, spec) {
-  const { matrix, rows, cols, keys, edited } = spec;
+  const { matrix, rows, cols, keys, edited, label } = spec;
   const [nRows, nCols] = spec.visible || [matrix.length, matrix[0].length];
   const norm = H.divergingNorm(matrix);
   setText(figure.querySelector(".handtf-shape"), shapeText(spec));
@@ -383,7 +384,11 @@ function update(figure, spec) {
         cell.style.background = fill;
         cell.style.color = text;
       }
-      if (keys) cell.classList.toggle("handtf-edited", edited.has(keys(i, j)));
+      if (keys) {
+        cell.classList.toggle("handtf-edited", edited.has(keys(i, j)));
+        const name = label(i, j, H.cellText(value));
+        if (cell.getAttribute("aria-label") !== name) cell.setAttribute("aria-label", name);
+      }
     }),
   );
 }
@@ -555,7 +560,7 @@ function weightMaps(t, state, model) {
   const E = H.EMBED_LABELS;
   const rows = [...E, t.bias];
   const editable = (param) => (i, j) => (i < H.N_EMBED ? `${param}.w.${i}.${j}` : `${param}.b.${j}`);
-  const label = (param, cols) => (i, j) => t.cell(param, rows[i], cols[j]);
+  const label = (param, cols) => (i, j, shown) => t.cell(param, rows[i], cols[j], shown);
   return [
     {
       name: "c_attn", title: "c_attn w, b", matrix: [...attn.c_attn.w, attn.c_attn.b], rows, cols: [...E, ...E, ...E],
