@@ -187,9 +187,9 @@ function lgText(lg) {
   return String(lg);
 }
 
-/** An Lg from the slider (2 ** position), rounded to the 4 significant digits the field then shows. */
+/** An Lg from the slider (2 ** position), rounded to the 6 significant digits the field then shows. */
 function sliderLg(position) {
-  return Number((2 ** position).toPrecision(4));
+  return Number((2 ** position).toPrecision(6));
 }
 
 // The Lg of a valid model (a number > 0 whose model stays finite), or the message that refuses it.
