@@ -281,7 +281,8 @@ def test_the_lg_field_shows_the_float_the_model_uses(browser, base_url):
         assert float(page.input_value(".handtf-lg")) == 0.0002  # not "0", as 3 decimals would write it
         page.fill(".handtf-lg", "1e21")
         page.dispatch_event(".handtf-lg", "change")
-        page.wait_for_function("() => window.location.search.includes('lg=')")
+        # the address bar writes 1e21 with its + escaped, so that it reads back as 1e+21, not "1e 21"
+        page.wait_for_function("() => window.location.search.includes('lg=1e%2B21')")
         assert page.evaluate("() => new URLSearchParams(window.location.search).get('lg')") == "1e+21"
         page.fill(".handtf-lg", "1e308")
         page.dispatch_event(".handtf-lg", "change")
