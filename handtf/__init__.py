@@ -22,7 +22,11 @@ backward function right below it (``softmax_backward``, ``linear_backward``,
 ``seq2seq_training`` put them together.
 """
 
-from .compiler import (
+from .cli_start import quiet_interrupt
+
+quiet_interrupt()  # only when this import starts the command line: Ctrl-C while numpy imports exits 130, no traceback
+
+from .compiler import (  # noqa: E402
     GPT2_SMALL,
     SWITCH,
     CompiledPattern,
@@ -32,7 +36,7 @@ from .compiler import (
     phases,
     shortest_period,
 )
-from .decoding import (
+from .decoding import (  # noqa: E402
     apply_temperature,
     beam_search,
     greedy,
@@ -42,11 +46,11 @@ from .decoding import (
     top_k_filter,
     top_p_filter,
 )
-from .display import format_matrix, format_number, show
-from .evaluation import Evaluation, Verification, evaluate, next_token_logits, valid_contexts, verify
-from .inference import complete, context_window, explain, explain_rows, next_token_probs, predict
-from .activations import gelu, gelu_backward, log_softmax, relu, relu_backward, softmax, softmax_backward
-from .attend import (
+from .display import format_matrix, format_number, show  # noqa: E402
+from .evaluation import Evaluation, Verification, evaluate, next_token_logits, valid_contexts, verify  # noqa: E402
+from .inference import complete, context_window, explain, explain_rows, next_token_probs, predict  # noqa: E402
+from .activations import gelu, gelu_backward, log_softmax, relu, relu_backward, softmax, softmax_backward  # noqa: E402
+from .attend import (  # noqa: E402
     attend_heads,
     attend_heads_backward,
     attention,
@@ -59,21 +63,21 @@ from .attend import (
     multi_head_attention_backward,
     split_heads,
 )
-from .layers import embedding_backward, ffn, ffn_backward, layer_norm, layer_norm_backward, linear, linear_backward
-from .loss import cross_entropy, cross_entropy_backward, smoothed_targets, soft_cross_entropy
-from .masks import causal_mask, padding_mask
-from .picogpt import gpt2, gpt2_block
-from .model import causal_self_attention, gpt, transformer_block
-from .positions import position_shift_matrix, positional_encoding, rope
-from .recording import Recorder
-from .seq2seq import Config, decode, encode, forward, init_params
-from .translate import beam_decode, greedy_decode
-from .gpt_grads import loss_and_grads
-from .training import train
-from .seq2seq_training import train_seq2seq
-from .tokenizer import CHARS, tokenize, untok
-from .tracing import PatternTrace, Trace, trace
-from .weights import (
+from .layers import embedding_backward, ffn, ffn_backward, layer_norm, layer_norm_backward, linear, linear_backward  # noqa: E402
+from .loss import cross_entropy, cross_entropy_backward, smoothed_targets, soft_cross_entropy  # noqa: E402
+from .masks import causal_mask, padding_mask  # noqa: E402
+from .picogpt import gpt2, gpt2_block  # noqa: E402
+from .model import causal_self_attention, gpt, transformer_block  # noqa: E402
+from .positions import position_shift_matrix, positional_encoding, rope  # noqa: E402
+from .recording import Recorder  # noqa: E402
+from .seq2seq import Config, decode, encode, forward, init_params  # noqa: E402
+from .translate import beam_decode, greedy_decode  # noqa: E402
+from .gpt_grads import loss_and_grads  # noqa: E402
+from .training import train  # noqa: E402
+from .seq2seq_training import train_seq2seq  # noqa: E402
+from .tokenizer import CHARS, tokenize, untok  # noqa: E402
+from .tracing import PatternTrace, Trace, trace  # noqa: E402
+from .weights import (  # noqa: E402
     EMBED_LABELS,
     LG,
     MODEL,

@@ -3,14 +3,27 @@
 Every public function of handtf is decorated with :func:`checked`. When it is
 called from outside the package, the decorator first runs the module's
 ``check_<name>`` function on the arguments: it raises a ``ValueError`` or
-``TypeError`` that names what is wrong and what is allowed, and may return
-normalised arguments (a list becomes an array, ``None`` becomes "no mask").
-Calls from inside handtf (``gpt`` calling ``transformer_block``) skip the
-check: the outer call already checked everything it passes down. A function
-handtf calls back (a ``step_fn``, a ``sublayer``) runs as outside code again,
-so its own calls into handtf are checked.
+``TypeError`` that names the argument, what it got and what is allowed. A
+check only reads and validates: it may return the arguments as the function
+takes them (a list read as an array), and the function takes exactly that
+from any caller. Calls from inside handtf (``gpt`` calling
+``transformer_block``) skip the check: the outer check already validated
+everything that is passed down, in the form the inner function takes. A
+function handtf calls back (a ``step_fn``, a ``sublayer``) runs as outside
+code again, so its own calls into handtf are checked. Checks keep no state:
+no caches, no hashing.
 
-The functions below are the shared pieces those ``check_<name>`` functions use.
+A forward entry point may also name a ``result`` guard (``gpt``, ``gpt2``,
+``loss_and_grads``, the encoder-decoder's passes, ``train``): it runs on
+every call, from any caller, and refuses an output that is not finite, so
+finite weights whose logits overflow get a clear error instead of NaN.
+
+The functions below read each kind of argument one way: a number
+(:func:`check_real`), a count (:func:`check_int_range`), a size
+(:func:`check_size`, at most :data:`MAX_ELEMENTS` numbers, checked before
+anything is allocated), an array of reals (:func:`check_array`), token ids
+(:func:`check_ids`), a seed (:func:`check_seed`), and a weight dict of each
+layout (:func:`check_tree` with the layout's shapes).
 
 >>> from handtf import softmax
 >>> softmax([0.0, float("nan")])
@@ -24,26 +37,57 @@ import inspect
 import math
 import sys
 import threading
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 
 _state = threading.local()  # .inside is True while handtf code runs on behalf of a checked call
 
+MAX_ELEMENTS = 10**8
+"""The most numbers an array handtf allocates from a size argument may hold (800 MB in float64).
 
-def checked(function):
+A size, shape or count that would need more is refused before anything is allocated.
+"""
+
+
+def checked(function=None, *, result=None, quiet=False):
     """Run ``check_<name>`` from ``function``'s module on the arguments of every outside call.
 
     The check receives every argument by name (defaults filled in) and returns
-    ``None`` or a dict of arguments to replace.
+    ``None`` or a dict of arguments to replace. ``result(value, arguments)``,
+    if given, runs after every call (inside ones too) with numpy's overflow
+    warnings off, and raises if the value is not usable (not finite).
+    ``quiet`` turns numpy's overflow warnings off in a function where an
+    overflow rounds to the right answer (``x - max`` of ``[1e308, -1e308]`` is
+    ``-inf``, whose ``exp`` is the right 0).
     """
+    if function is None:
+        return functools.partial(checked, result=result, quiet=quiet)
     signature = inspect.signature(function)
     check_name = f"check_{function.__name__}"
+
+    def run(arguments):
+        if result is None and not quiet:
+            return function(**arguments)
+        if result is None:
+            with np.errstate(over="ignore", invalid="ignore"):
+                return function(**arguments)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            value = function(**arguments)
+        try:
+            result(value, arguments)
+        except (ValueError, TypeError) as error:
+            raise error.with_traceback(None) from None
+        return value
 
     @functools.wraps(function)
     def checked_call(*args, **kwargs):
         if getattr(_state, "inside", False):
-            return function(*args, **kwargs)
+            if result is None and not quiet:
+                return function(*args, **kwargs)
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            return run(bound.arguments)
         try:
             bound = signature.bind(*args, **kwargs)
         except TypeError as error:
@@ -57,7 +101,7 @@ def checked(function):
         arguments = bound.arguments | (fixed or {})
         _state.inside = True
         try:
-            return function(**arguments)
+            return run(arguments)
         finally:
             _state.inside = False
 
@@ -86,19 +130,35 @@ def check_callable(name, value):
     return outside(value)
 
 
+def shown(value):
+    """What an error message says a bad argument was: its repr if short, else its type.
+
+    >>> shown(None), shown("ab"), shown(10**400), shown(np.ma.masked_array([1]))
+    ('None', "'ab'", 'an integer of 1329 bits (too large for a float)', 'a numpy.MaskedArray')
+    """
+    if isinstance(value, Integral) and not isinstance(value, bool) and abs(int(value)) > 2**1023:
+        return f"an integer of {int(value).bit_length()} bits (too large for a float)"
+    if isinstance(value, np.ndarray):
+        kind = type(value)
+        return f"a {kind.__module__.split('.')[0]}.{kind.__name__}" if kind is not np.ndarray else f"an array of shape {value.shape}"
+    text = repr(value)
+    return text if len(text) <= 40 and not isinstance(value, (list, tuple, dict)) else f"a {type(value).__name__}"
+
+
 def check_int(name, value):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise TypeError(f"{name} must be an integer, got {shown(value)}")
     return int(value)
 
 
 def check_int_range(name, value, low, high=None, why=""):
-    """An integer in ``low..high`` (``high=None``: no upper bound)."""
+    """A count: an integer in ``low..high`` (``high=None``: no upper bound)."""
     value = check_int(name, value)
     if value < low:
         raise ValueError(f"{name} must be at least {low}{why}, got {value}")
     if high is not None and value > high:
-        raise ValueError(f"{name} must be at most {high:,}{why}, got {value:,}")
+        got = f"{value:,}" if value.bit_length() < 64 else shown(value)
+        raise ValueError(f"{name} must be at most {high:,}{why}, got {got}")
     return value
 
 
@@ -106,20 +166,86 @@ def check_positive_int(name, value):
     return check_int_range(name, value, 1)
 
 
+def check_seed(name, value):
+    """A seed for ``np.random.default_rng``: an integer >= 0 (numpy refuses negative seeds)."""
+    value = check_int(name, value)
+    if value < 0:
+        raise ValueError(f"{name} must be at least 0, got {value} (numpy's seeds are whole numbers >= 0)")
+    return value
+
+
+def check_size(name, value, per_item=1, low=1, squared=False):
+    """A size: an integer from ``low`` such that ``value * per_item`` numbers fit in :data:`MAX_ELEMENTS`.
+
+    ``squared``: the size makes a square array (``per_item = value``).
+    """
+    value = check_int_range(name, value, low)
+    per_item = value if squared else per_item
+    if value * per_item > MAX_ELEMENTS:
+        high = math.isqrt(MAX_ELEMENTS) if squared else MAX_ELEMENTS // max(per_item, 1)
+        got = f"{value:,}" if value.bit_length() < 64 else shown(value)
+        raise ValueError(
+            f"{name} must be at most {high:,} (handtf allocates at most MAX_ELEMENTS = {MAX_ELEMENTS:,} numbers), got {got}"
+        )
+    return value
+
+
+def check_elements(name, shape):
+    """A shape (an int or a tuple of ints >= 0) whose array fits in :data:`MAX_ELEMENTS` numbers."""
+    dims = (shape,) if isinstance(shape, Integral) and not isinstance(shape, bool) else shape
+    if not isinstance(dims, (tuple, list)) or not all(isinstance(d, Integral) and not isinstance(d, bool) for d in dims):
+        raise TypeError(f"{name} must be a shape: an integer or a tuple of integers, got {shown(shape)}")
+    if any(d < 0 for d in dims):
+        raise ValueError(f"{name} must be a shape of sizes >= 0, got {tuple(int(d) for d in dims)}")
+    if math.prod(int(d) for d in dims) > MAX_ELEMENTS:
+        raise ValueError(
+            f"{name} must hold at most MAX_ELEMENTS = {MAX_ELEMENTS:,} numbers, got a shape of {math.prod(int(d) for d in dims):.3g}"
+        )
+    return tuple(int(d) for d in dims)
+
+
 def check_real(name, value, low=-math.inf, high=math.inf, low_open=False, allowed=None):
     """A finite real number in ``[low, high]`` (``(low, high]`` with ``low_open``); ``allowed`` words the error."""
     if isinstance(value, bool) or not isinstance(value, Real):
-        raise TypeError(f"{name} must be a real number, got {value!r}")
-    given, value = value, float(value)
-    if not math.isfinite(value) or value < low or value > high or (low_open and value == low):
+        raise TypeError(f"{name} must be a real number, got {shown(value)}")
+    try:
+        number = float(value)
+    except OverflowError:  # a Python int beyond float64
+        number = math.inf if value > 0 else -math.inf
+    if not math.isfinite(number) or number < low or number > high or (low_open and number == low):
         if high < math.inf:
             bounds = f" in {'(' if low_open else '['}{low:g}, {high:g}]"
         elif low > -math.inf:
             bounds = f" {'>' if low_open else '>='} {low:g}"
         else:
             bounds = ""
-        raise ValueError(f"{name} must be {allowed or 'a finite number' + bounds}, got {given!r}")
-    return value
+        raise ValueError(f"{name} must be {allowed or 'a finite number' + bounds}, got {shown(value)}")
+    return number
+
+
+def read_array(name, value, what="an array of real numbers"):
+    """``value`` as a plain ndarray (a list or tuple is read with ``np.asarray``), or an error naming ``name``.
+
+    ndarray subclasses are refused: numpy's functions ignore a masked array's
+    mask, and ``*`` multiplies matrices as ``@`` would.
+    """
+    if isinstance(value, np.ndarray):
+        if type(value) is not np.ndarray:
+            raise TypeError(
+                f"{name} must be {what} (a plain numpy array or a list), got {shown(value)}, an ndarray subclass; "
+                "pass np.asarray(...) of it, or .filled(...) for a masked array"
+            )
+        return value
+    try:
+        array = np.asarray(value)
+    except (ValueError, OverflowError, TypeError):  # a ragged list
+        raise TypeError(f"{name} must be {what}, got a ragged {type(value).__name__} (rows of different lengths)") from None
+    if array.dtype == object and array.ndim == 0:
+        raise TypeError(f"{name} must be {what}, got object values ({shown(value)})")
+    if array.dtype == object:
+        huge = any(isinstance(v, Integral) and abs(v) > 2**1023 for v in array.flat)
+        raise TypeError(f"{name} must be {what}, got object values" + (" (an integer too large for a float)" if huge else ""))
+    return array
 
 
 def check_array(name, value, ndim=None, min_ndim=0, floating=True, nonempty=True, finite=True, shape=None):
@@ -129,10 +255,9 @@ def check_array(name, value, ndim=None, min_ndim=0, floating=True, nonempty=True
     ``nonempty`` refuses an axis of length 0; ``finite`` refuses NaN and inf;
     ``shape`` describes the expected shape in error messages (``"[..., n_seq, n_embd]"``).
     """
-    array = value if isinstance(value, np.ndarray) else np.asarray(value) if _is_numeric(value) else None
-    if array is None or array.dtype == bool or array.dtype.kind not in "iuf":
-        what = type(value).__name__ if array is None else f"{array.dtype} values"
-        raise TypeError(f"{name} must be an array of real numbers, got {what}")
+    array = read_array(name, value)
+    if array.dtype == bool or array.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be an array of real numbers, got {array.dtype} values")
     if (ndim is not None and array.ndim != ndim) or array.ndim < min_ndim:
         wanted = shape or ("(" + ", ".join(["n"] * ndim) + ")" if ndim is not None else f"with at least {min_ndim} axes")
         got = "a scalar" if array.ndim == 0 else f"shape {array.shape}"
@@ -148,24 +273,18 @@ def check_array(name, value, ndim=None, min_ndim=0, floating=True, nonempty=True
     return array
 
 
-def _is_numeric(value):
-    try:
-        return np.asarray(value).dtype != object
-    except ValueError:  # a ragged list
-        return False
-
-
-def check_ids(name, ids, n_vocab, ndims=(1, 2)):
-    """Token ids as an integer array in ``0..n_vocab-1`` with one of ``ndims`` axes."""
-    array = np.asarray(ids) if _is_numeric(ids) else None
-    if array is not None and array.size == 0:
+def check_ids(name, ids, n_vocab, ndims=(1, 2), n_ctx=None):
+    """Token ids as an integer array in ``0..n_vocab-1`` with one of ``ndims`` axes (and 1 to ``n_ctx`` in the last)."""
+    array = read_array(name, ids, "integer token ids")
+    if array.size == 0 and array.dtype.kind == "f":
         array = array.astype(np.int64)  # numpy reads [] as float64
-    if array is None or array.dtype == bool or array.dtype.kind not in "iu":
-        what = type(ids).__name__ if array is None else f"{array.dtype} values"
-        raise TypeError(f"{name} must be integer token ids, got {what}")
+    if array.dtype == bool or array.dtype.kind not in "iu":
+        raise TypeError(f"{name} must be integer token ids, got {array.dtype} values")
     if array.ndim not in ndims:
         shapes = " or ".join(["[n_seq]", "[n_batch, n_seq]"][n - 1] if n in (1, 2) else "a single id" for n in ndims)
         raise ValueError(f"{name} must have shape {shapes}, got shape {array.shape}")
+    if n_ctx is not None and array.ndim and not 1 <= array.shape[-1] <= n_ctx:
+        raise ValueError(f"a sequence must hold 1 to {n_ctx} tokens (the context length), got {array.shape[-1]}")
     if array.ndim and array.shape[-1] == 0:
         raise ValueError(f"{name} must hold at least one token, got shape {array.shape}")
     if array.size and (array.min() < 0 or array.max() >= n_vocab):
@@ -174,52 +293,46 @@ def check_ids(name, ids, n_vocab, ndims=(1, 2)):
     return array.astype(np.int64)
 
 
+def check_finite_result(value, arguments, what="output"):
+    """A result guard: every array in ``value`` (nested tuples, lists, dicts) and every float is finite."""
+    for path, leaf in _leaves(value, ""):
+        if isinstance(leaf, np.ndarray) and leaf.dtype.kind == "f" and not np.isfinite(leaf).all():
+            where = tuple(int(i) for i in np.argwhere(~np.isfinite(leaf))[0])
+            raise ValueError(
+                f"the {what} is not finite ({leaf[where]} at {path}{list(where)}): the weights are so large that "
+                f"the computation overflows {leaf.dtype}; use smaller weights (or learning rate) or a wider dtype"
+            )
+        if isinstance(leaf, float) and not math.isfinite(leaf):
+            raise ValueError(
+                f"the {what} is not finite ({leaf} at {path or 'the result'}): the computation overflows; "
+                "use smaller weights (or learning rate) or a wider dtype"
+            )
+
+
+def _leaves(value, path):
+    if isinstance(value, dict):
+        return [leaf for key, item in value.items() for leaf in _leaves(item, f"{path}[{key!r}]")]
+    if isinstance(value, (list, tuple)):
+        return [leaf for i, item in enumerate(value) for leaf in _leaves(item, f"{path}[{i}]")]
+    return [(path, value)]
+
+
+def finite_logits(logits, arguments):
+    """``gpt``'s and ``gpt2``'s result guard: logits that overflowed are refused, naming the first tokens that overflow."""
+    if not np.isfinite(logits).all():
+        where = tuple(int(i) for i in np.argwhere(~np.isfinite(logits))[0])
+        tokens = arguments["inputs"][where[:-2]][: where[-2] + 1].tolist()
+        raise ValueError(
+            f"the model's logits are not finite after tokens {tokens} (they overflow {logits.dtype}); "
+            "use smaller weights or a wider dtype"
+        )
+
+
 def check_vector(name, vector, size, what):
     vector = check_array(name, vector, nonempty=False)
     if vector.shape != (size,):
         raise ValueError(f"{name} must have shape ({size},) ({what}), got shape {vector.shape}")
     return vector
-
-
-def check_keys(name, tree, keys, needs=""):
-    """``tree`` must be a dict with exactly ``keys``; the error names the missing or extra keys.
-
-    ``needs`` says, after the keys, what asks for them (" for config = ...").
-    """
-    wanted = f"{name} must be a dict with keys {names(keys)}{needs}"
-    if not isinstance(tree, dict):
-        raise ValueError(f"{wanted}, got {type(tree).__name__}")
-    missing, extra = [k for k in keys if k not in tree], [k for k in tree if k not in keys]
-    if missing:
-        raise ValueError(f"{wanted}, got one without {names(missing)}")
-    if extra:
-        raise ValueError(f"{wanted}, got one with the unexpected key {names(extra)}")
-
-
-def names(keys):
-    """``'a', 'b' and 'c'``"""
-    quoted = [repr(k) for k in keys]
-    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
-
-
-def dense_width(name, params):
-    """The output width ``n_out`` of a ``{"w": [n_in, n_out], "b": [n_out]}`` dict."""
-    w = params.get("w") if isinstance(params, dict) else None
-    if np.ndim(w) != 2:
-        raise ValueError(f"{name} must be a dict with 'w' of shape [n_in, n_out] and 'b' of shape [n_out], got {params!r}")
-    return np.shape(w)[1]
-
-
-def check_dense(name, params, n_in, n_out):
-    """``{"w": [n_in, n_out], "b": [n_out]}`` with finite float arrays."""
-    check_keys(name, params, ("w", "b"))
-    w = check_array(f"{name}['w']", params["w"], ndim=2)
-    b = check_array(f"{name}['b']", params["b"], ndim=1)
-    if w.shape != (n_in, n_out) or b.shape != (n_out,):
-        raise ValueError(
-            f"{name} must have w of shape {(n_in, n_out)} and b of shape {(n_out,)}, got w {w.shape} and b {b.shape}"
-        )
-    return {"w": w, "b": b}
 
 
 def check_n_head(n_head, size, name="n_embd, the last axis of x"):
@@ -238,7 +351,7 @@ def check_mask(mask, scores_shape):
     """
     if mask is None:
         return None
-    if np.asarray(mask).dtype == bool:
+    if read_array("mask", mask).dtype == bool:
         raise TypeError(
             "mask must be additive (0 keeps a key, a large negative number hides it), got booleans; "
             "make one with padding_mask(key_is_pad) or causal_mask(n_seq)"
@@ -276,31 +389,25 @@ def check_scores(name, x, min_ndim=1):
     return x
 
 
-def check_tree(name, tree, shapes, needs=""):
-    """Nested dicts and lists of arrays shaped like ``shapes`` (dicts, lists, and shape tuples at the leaves).
-
-    Returns the same tree with every leaf a finite float array; an error names
-    the path of the first missing key, wrong length or wrong shape, and then
-    ``needs``: what asks for that layout (" for config = ...").
-    """
-    if isinstance(shapes, dict):
-        check_keys(name, tree, tuple(shapes), needs)
-        return {key: check_tree(f"{name}[{key!r}]", tree[key], shape, needs) for key, shape in shapes.items()}
-    if isinstance(shapes, list):
-        if not isinstance(tree, (list, tuple)) or len(tree) != len(shapes):
-            got = f"{len(tree)} items" if isinstance(tree, (list, tuple)) else type(tree).__name__
-            raise ValueError(f"{name} must be a list of {len(shapes)} items{needs}, got {got}")
-        return [check_tree(f"{name}[{i}]", item, shape, needs) for i, (item, shape) in enumerate(zip(tree, shapes))]
-    array = check_array(name, tree, nonempty=False)
-    if array.shape != shapes:
-        raise ValueError(f"{name} must have shape {shapes}{needs}, got shape {array.shape}")
-    return array
-
-
 def check_dout(dout, shape):
     """A backward function's ``dout``: an array with the shape of its forward function's output."""
     dout = check_array("dout", dout, nonempty=False)
     if dout.shape != tuple(shape):
         raise ValueError(f"dout must have the shape of the forward output, {tuple(shape)}, got {dout.shape}")
     return dout
+
+
+# The weight layouts (a dense layer, a nested dict of arrays, GPT-2's blocks) live in layouts.py.
+from .layouts import (  # noqa: E402  (layouts reads arrays with the functions above)
+    BLOCK_PARTS,
+    check_dense,
+    check_gpt2_weights,
+    check_keys,
+    check_tree,
+    dense_width,
+    gpt2_block_shapes,
+    layout,
+    names,
+    numbers_in,
+)
 

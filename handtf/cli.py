@@ -2,7 +2,9 @@
 
 import argparse
 import errno
+import io
 import os
+import signal
 import sys
 
 from . import cli_train
@@ -148,10 +150,14 @@ def main(argv=None):
     stdout that cannot be written (``> /dev/full``) 120 (what Python itself
     uses when the final flush fails), running out of memory 1, Ctrl-C 130.
     """
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C is KeyboardInterrupt again (see cli_start)
+    _usable_streams()
     parser = build_parser()
     try:
         code = _parse_and_run(parser, argv)
         sys.stdout.flush()  # write now, while errors can still be caught
+    except UnicodeError as error:  # not a bad argument: the terminal cannot show a character
+        code = _quiet_stdout(120, f"cannot write the output: {error}")
     except (ValueError, TypeError) as error:  # a pattern the design cannot take, or a max_len below its k
         parser.error(str(error))
     except BrokenPipeError:
@@ -175,12 +181,55 @@ def _parse_and_run(parser, argv):
     return run(args)
 
 
+class _Closed(io.TextIOBase):
+    """Stands for a closed stdout (``>&-``): every write fails as writing to a closed descriptor does."""
+
+    def write(self, text):
+        raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+
+
+class _Forgiving(io.TextIOBase):
+    """Stands for stderr: a message that cannot be written (``2>/dev/full``, ``2>&-``) is dropped, not raised."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def write(self, text):
+        try:
+            return self.stream.write(text) if self.stream is not None else len(text)
+        except (OSError, ValueError):
+            return len(text)
+
+    def flush(self):
+        try:
+            self.stream is not None and self.stream.flush()
+        except (OSError, ValueError):
+            pass
+
+    def isatty(self):
+        try:
+            return self.stream is not None and self.stream.isatty()
+        except (OSError, ValueError):
+            return False
+
+
+def _usable_streams():
+    """A closed stdout fails on write (exit 120); stderr never fails; characters the encoding lacks are escaped."""
+    if sys.stdout is None:
+        sys.stdout = _Closed()
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+    if not isinstance(sys.stderr, _Forgiving):
+        sys.stderr = _Forgiving(sys.stderr)
+
+
 def _quiet_stdout(code, message=None):
     """Point stdout at /dev/null (so the interpreter's last flush cannot fail), say ``message`` on stderr."""
     try:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     except (OSError, ValueError):  # no file descriptor behind stdout
-        pass
+        sys.stdout = io.StringIO()
     if message:
         print(f"handtf: error: {message}", file=sys.stderr)
     return code

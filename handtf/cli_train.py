@@ -50,7 +50,8 @@ def add_parser(commands):
 class _Progress:
     """``step 120/400  loss 0.1234`` on one line of stderr, rewritten in place on a terminal."""
 
-    def __init__(self, steps, stream=sys.stderr):
+    def __init__(self, steps, stream=None):
+        stream = stream or sys.stderr
         self.steps, self.stream, self.live = steps, stream, stream.isatty()
         self.every = 1 if self.live else max(1, steps // 10)  # a log file gets ten lines
         self.start = "\r" if self.live else ""

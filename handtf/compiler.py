@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .checks import check_float_dtype, check_int, checked
+from .checks import check_float_dtype, check_int, check_positive_int, checked, shown
 from .weights import as_dtype
 
 LG = 1024  # the score of the wanted key, and the logit of the right answer
@@ -320,6 +320,7 @@ def _check_fits(pattern, chars, k, n_ctx):
         )
 
 
+@checked
 def describe(model, max_rows=20):
     """The design of a compiled pattern in a few lines, as ``python -m handtf compile`` prints it.
 
@@ -355,6 +356,12 @@ def check_text(pattern):
 
 
 check_shortest_period = check_context_needed = check_text
+
+
+def check_describe(model, max_rows):
+    if not isinstance(model, CompiledPattern):
+        raise TypeError(f"model must be a CompiledPattern (what compile_pattern returns), got {shown(model)}")
+    return {"max_rows": check_positive_int("max_rows", max_rows)}
 
 
 def check_phases(pattern, k):

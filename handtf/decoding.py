@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from .activations import softmax
-from .checks import check_callable, check_int_range, check_positive_int, check_real, check_scores, checked
+from .checks import check_callable, check_int_range, check_positive_int, check_real, check_scores, checked, read_array, shown
 
 
 @checked
@@ -223,7 +223,7 @@ def beam_search(step_fn, start_tokens, beam_width, max_len, eos=None,
 
 def check_logits(logits):
     """[n_vocab] logits as float64: -inf (a filtered token) is fine, NaN and +inf are not."""
-    logits = np.asarray(logits)
+    logits = read_array("logits", logits, "real numbers")
     if logits.dtype == bool or not np.issubdtype(logits.dtype, np.number) or np.iscomplexobj(logits):
         raise TypeError(f"logits must be real numbers, got {logits.dtype} values")
     if logits.ndim != 1 or logits.size == 0:
@@ -277,7 +277,7 @@ def check_sampling_distribution(logits, temperature, top_k, top_p):
 
 def check_sample(logits, temperature, top_k, top_p, rng):
     if rng is not None and not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a np.random.Generator (e.g. np.random.default_rng(0)), got {rng!r}")
+        raise TypeError(f"rng must be a np.random.Generator (e.g. np.random.default_rng(0)), got {shown(rng)}")
     return check_sampling_distribution(logits, temperature, top_k, top_p)
 
 
@@ -303,11 +303,13 @@ def check_beam_search(step_fn, start_tokens, beam_width, max_len, eos, length_pe
 
 
 def check_start_tokens(start_tokens):
-    tokens = np.asarray(start_tokens) if not isinstance(start_tokens, (str, bytes)) else np.asarray([])
+    if start_tokens is None or isinstance(start_tokens, (str, bytes)):
+        raise TypeError(f"start_tokens must be a non-empty list of token ids (e.g. [bos]), got {shown(start_tokens)}")
+    tokens = read_array("start_tokens", start_tokens, "a non-empty list of token ids (e.g. [bos])")
     if tokens.ndim != 1 or tokens.size == 0:
-        raise ValueError(f"start_tokens must be a non-empty list of token ids (e.g. [bos]), got {start_tokens!r}")
+        raise ValueError(f"start_tokens must be a non-empty list of token ids (e.g. [bos]), got shape {tokens.shape}")
     if tokens.dtype == bool or tokens.dtype.kind not in "iu":
-        raise TypeError(f"start_tokens must be integer token ids, got {start_tokens!r}")
+        raise TypeError(f"start_tokens must be integer token ids, got {tokens.dtype} values")
     if tokens.min() < 0:
         raise ValueError(f"start_tokens must be token ids >= 0, got {tokens.min()}")
     return [int(token) for token in tokens]
@@ -319,7 +321,10 @@ def checked_step_fn(step_fn, start_tokens, eos):
     largest, n_vocab = max(start_tokens + ([] if eos is None else [eos])), []
 
     def checked_step(tokens):
-        log_probs = check_logits(step_fn(tokens))
+        try:
+            log_probs = check_logits(step_fn(tokens))
+        except (ValueError, TypeError) as error:
+            raise type(error)(f"step_fn must return log-probs [n_vocab]: {error}") from None
         if n_vocab and log_probs.size != n_vocab[0]:
             raise ValueError(f"step_fn must return log-probs of shape ({n_vocab[0]},) at every step, got {log_probs.shape}")
         if largest >= log_probs.size:

@@ -4,7 +4,7 @@ from numbers import Real
 
 import numpy as np
 
-from .checks import check_int, checked
+from .checks import check_int_range, checked, read_array, shown
 
 
 @checked
@@ -70,20 +70,22 @@ def show(matrix, rows=None, cols=None, digits=3):
 
 
 def check_digits(digits):
-    digits = check_int("digits", digits)
+    digits = check_int_range("digits", digits, -1, 100)
     if digits < 0:
         raise ValueError(f"digits must be 0 or more, got {digits}")
     return digits
 
 
 def check_format_number(value, digits):
-    if not isinstance(value, Real):
-        raise TypeError(f"value must be a real number, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise TypeError(f"value must be a real number, got {shown(value)}")
+    if isinstance(value, int) and abs(value) > 2**1023:
+        raise ValueError(f"value must be a number a float can hold, got {shown(value)}")
     return {"digits": check_digits(digits)}
 
 
 def check_format_matrix(matrix, rows, cols, digits):
-    array = np.asarray(matrix)
+    array = read_array("matrix", matrix, "real numbers")
     if array.dtype.kind not in "biuf":  # booleans, integers, floats
         raise TypeError(f"matrix must hold real numbers, got {array.dtype} values")
     if array.ndim not in (1, 2) or array.size == 0:

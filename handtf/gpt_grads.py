@@ -11,13 +11,13 @@ model's layout (a block with ``attn`` only) it takes GPT-2's full block (``ln_1`
 
 import numpy as np
 
-from .checks import check_ids, check_n_head, check_real, check_tree, checked
+from .checks import check_finite_result, check_gpt2_weights, check_ids, check_n_head, check_real, checked, shown
 from .loss import cross_entropy_backward, smoothed_targets, soft_cross_entropy
 from .layers import embedding_backward, layer_norm, layer_norm_backward
 from .picogpt import gpt2_block, gpt2_block_backward
 
 
-@checked
+@checked(result=lambda value, args: check_finite_result(value, args, "loss or gradient"))
 # --8<-- [start:loss_and_grads]
 def loss_and_grads(weights, inputs, targets, n_head=1, label_smoothing=0.0):
     """The mean cross-entropy of ``gpt(inputs, **weights)`` against
@@ -72,40 +72,16 @@ def loss_and_grads(weights, inputs, targets, n_head=1, label_smoothing=0.0):
 # The boundary (see handtf.checks): what each function above accepts.
 
 
-def block_shapes(block, n_embd, name="block"):
-    """The shape of every array of a GPT-2 block of width ``n_embd``: ``attn``, and optionally ``ln_1``, ``mlp``, ``ln_2``."""
-    if not isinstance(block, dict) or "attn" not in block or set(block) - {"attn", "ln_1", "mlp", "ln_2"}:
-        raise ValueError(f"{name} must be a dict with 'attn' and optionally 'ln_1', 'mlp' and 'ln_2', got {block!r:.80}")
-    dense = lambda n_in, n_out: {"w": (n_in, n_out), "b": (n_out,)}  # noqa: E731
-    shapes = {"attn": {"c_attn": dense(n_embd, 3 * n_embd), "c_proj": dense(n_embd, n_embd)}}
-    for ln in ("ln_1", "ln_2"):
-        if ln in block:
-            shapes[ln] = {"g": (n_embd,), "b": (n_embd,)}
-    if "mlp" in block:
-        n_hidden = np.shape(block["mlp"].get("c_fc", {}).get("w", ()))[-1:] if isinstance(block["mlp"], dict) else ()
-        shapes["mlp"] = {"c_fc": dense(n_embd, *n_hidden or (4 * n_embd,)), "c_proj": dense(*n_hidden or (4 * n_embd,), n_embd)}
-    return shapes
-
-
 def check_loss_and_grads(weights, inputs, targets, n_head, label_smoothing):
     if not isinstance(weights, dict) or not {"wte", "wpe", "blocks"} <= set(weights) <= {"wte", "wpe", "blocks", "ln_f"}:
-        got = sorted(weights) if isinstance(weights, dict) else type(weights).__name__
+        got = f"keys {sorted(weights)}" if isinstance(weights, dict) else shown(weights)
         raise ValueError(f"weights must be a dict with 'wte', 'wpe', 'blocks' and optionally 'ln_f' (GPT-2's layout), got {got}")
-    if np.ndim(weights["wte"]) != 2 or not isinstance(weights["blocks"], (list, tuple)):
-        raise ValueError("weights['wte'] must have shape [n_vocab, n_embd] and weights['blocks'] must be a list")
-    n_vocab, n_embd = np.shape(weights["wte"])
-    shapes = {
-        "wte": (n_vocab, n_embd),
-        "wpe": (np.shape(weights["wpe"])[0] if np.ndim(weights["wpe"]) == 2 else -1, n_embd),
-        "blocks": [block_shapes(b, n_embd, f"weights['blocks'][{i}]") for i, b in enumerate(weights["blocks"])],
-    } | ({"ln_f": {"g": (n_embd,), "b": (n_embd,)}} if "ln_f" in weights else {})
-    weights = check_tree("weights", weights, shapes)
-    inputs = check_ids("inputs", inputs, n_vocab)
+    weights = check_gpt2_weights("weights", **weights)
+    (n_vocab, n_embd), n_ctx = weights["wte"].shape, weights["wpe"].shape[0]
+    inputs = check_ids("inputs", inputs, n_vocab, n_ctx=n_ctx)
     targets = check_ids("targets", targets, n_vocab)
     if targets.shape != inputs.shape:
         raise ValueError(f"targets must have the shape of inputs, {inputs.shape}, got {targets.shape}")
-    if inputs.shape[-1] > weights["wpe"].shape[0]:
-        raise ValueError(f"a sequence must hold 1 to {weights['wpe'].shape[0]} tokens (the context length), got {inputs.shape[-1]}")
     return {
         "weights": weights,
         "inputs": inputs,

@@ -141,7 +141,7 @@ def format_explanation(rows, chars=("a", "b")):
 
 def check_context_window(context, model):
     if not isinstance(model, CompiledPattern):
-        model = check_finite_model(model)
+        model = check_finite_model(model, every_window=False)
     chars = alphabet(model)
     if not isinstance(context, str):
         raise TypeError(f"context must be a str of the characters {allowed(chars)}, got {type(context).__name__}")

@@ -21,6 +21,7 @@ from .checks import (
     check_ids,
     check_positive_int,
     check_real,
+    check_size,
     check_vector,
     checked,
     dense_width,
@@ -69,8 +70,10 @@ def layer_norm(x, g, b, eps=1e-5):
     shift by ``b``.
 
     The variance is the biased one (divided by ``n_embd``), as in GPT-2 and
-    PyTorch. It is computed in float32 or wider: in float16 the square of 256
-    already overflows, so ``[200, -200]`` would become ``[0, 0]``.
+    PyTorch. It is computed in float32 or wider, on the row divided by its
+    largest ``|x|`` (when that is above 1), so no square overflows: in
+    float16 the square of 256 is already too large, and in float64 that of
+    1e200, which would turn ``[1e200, -1e200]`` into ``[0, 0]``.
 
     >>> row = np.array([0.0, 1.0, 0.0, 0.0])
     >>> layer_norm(row, g=np.ones(4), b=np.zeros(4)).round(3)
@@ -78,11 +81,14 @@ def layer_norm(x, g, b, eps=1e-5):
     """
     # float16 widened to float32
     wide = x.astype(np.promote_types(x.dtype, np.float32))  # [..., n_embd]
+    # each row scaled into [-1, 1] first, so squares cannot overflow
+    scale = np.maximum(np.max(np.abs(wide), axis=-1, keepdims=True), 1)
+    wide = wide / scale  # [..., n_embd]
     mean = np.mean(wide, axis=-1, keepdims=True)  # [..., 1]
     # biased: divides by n_embd
     variance = np.var(wide, axis=-1, keepdims=True)  # [..., 1]
-    # [..., n_embd]
-    return (g * (wide - mean) / np.sqrt(variance + eps) + b).astype(x.dtype)
+    std = np.sqrt(variance + eps / scale / scale)  # eps scaled as x was
+    return (g * (wide - mean) / std + b).astype(x.dtype)  # [..., n_embd]
 # --8<-- [end:layer_norm]
 
 
@@ -103,11 +109,16 @@ def layer_norm_backward(dout, x, g, b, eps=1e-5):
     >>> dx, grads["g"], grads["b"]
     (array([[0., 0.]]), array([-1.,  0.]), array([1., 0.]))
     """
-    std = np.sqrt(np.var(x, axis=-1, keepdims=True) + eps)  # [..., 1]
-    x_hat = (x - np.mean(x, axis=-1, keepdims=True)) / std  # [..., n]
+    # as in layer_norm: rows scaled into [-1, 1], so squares cannot overflow
+    scale = np.maximum(np.max(np.abs(x), axis=-1, keepdims=True), 1)
+    y = x / scale  # [..., n]
+    std = np.sqrt(np.var(y, axis=-1, keepdims=True) + eps / scale / scale)
+    x_hat = (y - np.mean(y, axis=-1, keepdims=True)) / std  # [..., n]
     dx_hat = dout * g  # [..., n]
+    # std * scale is the standard deviation of x
     dx = (dx_hat - dx_hat.mean(axis=-1, keepdims=True)
           - x_hat * (dx_hat * x_hat).mean(axis=-1, keepdims=True)) / std
+    dx = dx / scale
     rows = lambda a: a.reshape(-1, a.shape[-1])  # noqa: E731  [rows, n]
     return dx, {"g": np.sum(rows(dout * x_hat), axis=0),
                 "b": np.sum(rows(dout), axis=0)}
@@ -246,4 +257,5 @@ def check_embedding_backward(dout, tokens, n_vocab):
     tokens = check_ids("tokens", tokens, n_vocab)
     dout = check_array("dout", dout, min_ndim=tokens.ndim + 1)
     check_dout(dout, tokens.shape + dout.shape[-1:])
+    n_vocab = check_size("n_vocab", n_vocab, per_item=dout.shape[-1])  # dwte is [n_vocab, n_embd]
     return {"dout": dout, "tokens": tokens, "n_vocab": n_vocab}

@@ -10,10 +10,10 @@ import math
 import numpy as np
 
 from .activations import log_softmax, softmax
-from .checks import check_array, check_ids, check_positive_int, check_real, check_scores, checked
+from .checks import check_array, check_finite_result, check_ids, check_real, check_scores, check_size, checked
 
 
-@checked
+@checked(result=lambda loss, args: check_finite_result(loss, args, "loss"))
 # --8<-- [start:cross_entropy]
 # [..., n_seq, n_vocab], [..., n_seq] -> scalar
 def cross_entropy(logits, targets):
@@ -48,19 +48,27 @@ def smoothed_targets(targets, n_vocab, smoothing=0.0):
 # --8<-- [end:smoothed_targets]
 
 
-@checked
+@checked(result=lambda loss, args: check_finite_result(loss, args, "loss"))
 # --8<-- [start:soft_cross_entropy]
 # [..., n_vocab], [..., n_vocab] -> scalar
 def soft_cross_entropy(logits, target_probs):
     """The mean over positions of ``-Σ target_probs * log softmax(logits)``.
 
-    With one-hot targets this is ``cross_entropy``.
+    With one-hot targets this is ``cross_entropy``. Written as
+    ``log Σ e^(x - top) + Σ p (top - x)`` (the same, as ``Σ p = 1``), with
+    the differences halved, it stays finite for logits as far apart as
+    ``1e308`` and ``-1e308``, where ``-log_softmax`` would be ``inf``.
 
     >>> targets = smoothed_targets(np.array([1]), 4, 0.1)
     >>> soft_cross_entropy(np.zeros((1, 4)), targets) == float(np.log(4))
     True
     """
-    return float(np.mean(np.sum(target_probs * -log_softmax(logits), axis=-1)))
+    top = np.max(logits, axis=-1, keepdims=True)  # [..., 1]
+    half_gap = top / 2 - logits / 2  # [..., n_vocab], (top - x) / 2 >= 0
+    # log Σ e^(x - top), as e^(-gap/2) squared
+    log_sum = np.log(np.sum(np.exp(-half_gap) ** 2, axis=-1))  # [...]
+    per_row = 2 * np.sum(target_probs * half_gap, axis=-1) + log_sum  # [...]
+    return float(np.mean(per_row))
 # --8<-- [end:soft_cross_entropy]
 
 
@@ -93,9 +101,11 @@ def check_cross_entropy(logits, targets):
 
 
 def check_smoothed_targets(targets, n_vocab, smoothing):
-    n_vocab = check_positive_int("n_vocab", n_vocab)
+    n_vocab = check_size("n_vocab", n_vocab, squared=True)  # np.eye(n_vocab)
+    targets = check_ids("targets", targets, n_vocab)
+    check_size("n_vocab", n_vocab, per_item=targets.size)  # one row per target
     return {
-        "targets": check_ids("targets", targets, n_vocab),
+        "targets": targets,
         "n_vocab": n_vocab,
         "smoothing": check_real("smoothing", smoothing, 0, 1, allowed="a number from 0 to 1"),
     }

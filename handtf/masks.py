@@ -6,7 +6,7 @@ number hides it, because its ``exp`` is 0.
 
 import numpy as np
 
-from .checks import check_float_dtype, check_positive_int, checked
+from .checks import check_float_dtype, check_size, checked, read_array
 
 
 # a score that exp() turns into 0, with room to add a score without overflowing to -inf
@@ -77,13 +77,15 @@ def check_dtype(dtype):
 
 
 def check_causal_mask(n_seq, dtype):
-    return {"n_seq": check_positive_int("n_seq", n_seq), "dtype": check_dtype(dtype)}
+    n_seq = check_size("n_seq", n_seq, squared=True)  # [n_seq, n_seq]
+    return {"n_seq": n_seq, "dtype": check_dtype(dtype)}
 
 
 def check_padding_mask(key_is_pad, n_q, dtype):
-    key_is_pad = np.asarray(key_is_pad)
+    key_is_pad = read_array("key_is_pad", key_is_pad, "a boolean array (True = padding)")
     if key_is_pad.dtype != bool:
         raise TypeError(f"key_is_pad must be a boolean array (True = padding), got dtype {key_is_pad.dtype}")
     if key_is_pad.ndim < 1 or key_is_pad.shape[-1] == 0:
         raise ValueError(f"key_is_pad must have shape [..., n_k] with n_k >= 1, got shape {key_is_pad.shape}")
-    return {"key_is_pad": key_is_pad, "n_q": check_positive_int("n_q", n_q), "dtype": check_dtype(dtype)}
+    n_q = check_size("n_q", n_q, per_item=key_is_pad.size)
+    return {"key_is_pad": key_is_pad, "n_q": n_q, "dtype": check_dtype(dtype)}

@@ -17,7 +17,16 @@ variables from outside (:class:`handtf.recording.Recorder`).
 import numpy as np
 
 from .attend import attention, check_self_attention
-from .checks import check_array, check_dense, check_ids, check_keys, checked
+from .checks import (
+    check_array,
+    check_gpt2_weights,
+    check_ids,
+    check_keys,
+    check_tree,
+    checked,
+    finite_logits,
+    gpt2_block_shapes,
+)
 from .layers import linear
 from .masks import causal_mask
 
@@ -46,7 +55,7 @@ def transformer_block(x, attn):
 # --8<-- [end:transformer_block]
 
 
-@checked
+@checked(result=finite_logits)
 # --8<-- [start:gpt]
 # [..., n_seq] -> [..., n_seq, n_vocab]
 def gpt(inputs, wte, wpe, blocks):
@@ -64,61 +73,29 @@ def gpt(inputs, wte, wpe, blocks):
 # The boundary (see handtf.checks): what each function above accepts.
 
 
-def check_attn(name, attn, n_embd):
-    """``{"c_attn": n_embd -> 3*n_embd, "c_proj": n_embd -> n_embd}`` as build_model makes it."""
-    check_keys(name, attn, ("c_attn", "c_proj"))
-    return {
-        "c_attn": check_dense(f"{name}['c_attn']", attn["c_attn"], n_embd, 3 * n_embd),
-        "c_proj": check_dense(f"{name}['c_proj']", attn["c_proj"], n_embd, n_embd),
-    }
-
-
 def check_causal_self_attention(x, c_attn, c_proj):
     return check_self_attention(x, c_attn, c_proj)
 
 
 def check_transformer_block(x, attn):
     x = check_array("x", x, min_ndim=2, shape="[..., n_seq, n_embd]")
-    return {"x": x, "attn": check_attn("attn", attn, x.shape[-1])}
-
-
-def layout(tree):
-    """The keys of nested dicts, and the type of anything else: what a block looks like."""
-    if isinstance(tree, dict):
-        return "{" + ", ".join(f"{key!r}: {layout(value)}" for key, value in tree.items()) + "}"
-    return type(tree).__name__
+    attn = check_tree("attn", attn, gpt2_block_shapes("block", {"attn": attn}, x.shape[-1], ("attn",))["attn"])
+    return {"x": x, "attn": attn}
 
 
 def check_weights(wte, wpe, blocks):
-    """The weights ``gpt`` runs: ``wte [n_vocab, n_embd]``, ``wpe [n_ctx, n_embd]``, blocks as build_model makes them.
-
-    Returns them as float arrays of one dtype, or says exactly what is wrong.
+    """The weights ``gpt`` runs: GPT-2's layout with ``attn`` only, as build_model makes them, in one float dtype.
 
     >>> check_weights(np.zeros((2, 8)), np.zeros((5, 7)), blocks=[])
     Traceback (most recent call last):
     ...
     ValueError: wte and wpe must have shapes [n_vocab, n_embd] and [n_ctx, n_embd] with the same n_embd, got (2, 8) and (5, 7)
     """
-    if np.ndim(wte) != 2 or np.ndim(wpe) != 2 or np.shape(wte)[1] != np.shape(wpe)[1]:
-        raise ValueError(
-            "wte and wpe must have shapes [n_vocab, n_embd] and [n_ctx, n_embd] with the same n_embd, "
-            f"got {np.shape(wte)} and {np.shape(wpe)}"
-        )
-    wte, wpe = check_array("wte", wte), check_array("wpe", wpe)
-    if not isinstance(blocks, (list, tuple)):
-        raise TypeError(f"blocks must be a list of blocks, got {type(blocks).__name__}")
-    checked_blocks = []
-    for i, block in enumerate(blocks):
-        attn = block.get("attn") if isinstance(block, dict) and set(block) == {"attn"} else None
-        if not isinstance(attn, dict) or set(attn) != {"c_attn", "c_proj"}:
-            raise ValueError(
-                f"blocks[{i}] must be a dict {{'attn': {{'c_attn': ..., 'c_proj': ...}}}}, got {layout(block)}"
-            )
-        checked_blocks.append({"attn": check_attn(f"blocks[{i}]['attn']", block["attn"], wte.shape[1])})
-    dtypes = {wte.dtype, wpe.dtype} | {d[n].dtype for b in checked_blocks for d in b["attn"].values() for n in d}
-    if len(dtypes) > 1:
-        raise TypeError(f"the weights must share one float dtype, got {sorted(map(str, dtypes))}")
-    return {"wte": wte, "wpe": wpe, "blocks": checked_blocks}
+    weights = check_gpt2_weights("", wte, wpe, blocks, parts=("attn",))
+    arrays = [weights["wte"], weights["wpe"]] + [d[n] for b in weights["blocks"] for d in b["attn"].values() for n in d]
+    if len({a.dtype for a in arrays}) > 1:
+        raise TypeError(f"the weights must share one float dtype, got {sorted({str(a.dtype) for a in arrays})}")
+    return weights
 
 
 def check_model(model, name="model"):
@@ -131,10 +108,4 @@ def check_model(model, name="model"):
 
 def check_gpt(inputs, wte, wpe, blocks):
     weights = check_weights(wte, wpe, blocks)
-    n_vocab, n_ctx = weights["wte"].shape[0], weights["wpe"].shape[0]
-    if np.shape(inputs)[-1:] == (0,) or np.shape(inputs)[-1:] > (n_ctx,):
-        raise ValueError(f"a sequence must hold 1 to {n_ctx} tokens (the context length), got {np.shape(inputs)[-1]}")
-    inputs = check_ids("inputs", inputs, n_vocab)
-    if inputs.shape[-1] > n_ctx:
-        raise ValueError(f"a sequence must hold 1 to {n_ctx} tokens (the context length), got {inputs.shape[-1]}")
-    return {"inputs": inputs, **weights}
+    return {"inputs": check_ids("inputs", inputs, weights["wte"].shape[0], n_ctx=weights["wpe"].shape[0]), **weights}

@@ -22,13 +22,14 @@ import numpy as np
 from .attend import mha, mha_backward
 from .checks import (
     check_array,
-    check_dense,
     check_dout,
+    check_gpt2_weights,
     check_ids,
-    check_keys,
     check_n_head,
-    check_vector,
+    check_tree,
     checked,
+    finite_logits,
+    gpt2_block_shapes,
 )
 from .layers import embedding_backward, ffn, ffn_backward, layer_norm, layer_norm_backward  # noqa: F401
 
@@ -79,7 +80,7 @@ def _norm_backward(dout, x, ln, grads, name):
     return dx
 
 
-@checked
+@checked(result=finite_logits)
 # --8<-- [start:gpt2]
 # [..., n_seq] -> [..., n_seq, n_vocab]
 def gpt2(inputs, wte, wpe, blocks, n_head, ln_f=None):
@@ -96,44 +97,11 @@ def gpt2(inputs, wte, wpe, blocks, n_head, ln_f=None):
 
 # The boundary (see handtf.checks): what each function above accepts.
 
-PARTS = ("attn", "mlp", "ln_1", "ln_2")  # the parts a block may have; attn is required
-
-
-def check_block(name, block, n_embd):
-    """A block dict: ``attn`` and any of ``mlp``, ``ln_1``, ``ln_2``, each shaped for ``n_embd``."""
-    if not isinstance(block, dict) or "attn" not in block or set(block) - set(PARTS):
-        got = sorted(block) if isinstance(block, dict) else type(block).__name__
-        raise ValueError(f"{name} must be a dict with 'attn' and any of 'mlp', 'ln_1', 'ln_2', got {got}")
-    checked_block = {}
-    for part, params in block.items():
-        where = f"{name}[{part!r}]"
-        if part == "attn":
-            check_keys(where, params, ("c_attn", "c_proj"))
-            checked_block[part] = {
-                "c_attn": check_dense(f"{where}['c_attn']", params["c_attn"], n_embd, 3 * n_embd),
-                "c_proj": check_dense(f"{where}['c_proj']", params["c_proj"], n_embd, n_embd),
-            }
-        elif part == "mlp":
-            check_keys(where, params, ("c_fc", "c_proj"))
-            n_hidden = np.shape(params["c_fc"].get("w") if isinstance(params["c_fc"], dict) else None)[-1:] or (0,)
-            checked_block[part] = {
-                "c_fc": check_dense(f"{where}['c_fc']", params["c_fc"], n_embd, n_hidden[0]),
-                "c_proj": check_dense(f"{where}['c_proj']", params["c_proj"], n_hidden[0], n_embd),
-            }
-        else:
-            checked_block[part] = check_layer_norm_params(where, params, n_embd)
-    return checked_block
-
-
-def check_layer_norm_params(name, params, n_embd):
-    check_keys(name, params, ("g", "b"))
-    return {key: check_vector(f"{name}[{key!r}]", params[key], n_embd, "n_embd") for key in ("g", "b")}
-
-
 def check_gpt2_block(x, attn, n_head, mlp, ln_1, ln_2):
     x = check_array("x", x, min_ndim=2, shape="[..., n_seq, n_embd]")
     block = {"attn": attn} | {name: part for name, part in (("mlp", mlp), ("ln_1", ln_1), ("ln_2", ln_2)) if part}
-    return check_block("block", block, x.shape[-1]) | {"x": x, "n_head": check_n_head(n_head, x.shape[-1])}
+    block = check_tree("block", block, gpt2_block_shapes("block", block, x.shape[-1]))
+    return block | {"x": x, "n_head": check_n_head(n_head, x.shape[-1])}
 
 
 def check_gpt2_block_backward(dout, x, attn, n_head, mlp, ln_1, ln_2):
@@ -142,23 +110,10 @@ def check_gpt2_block_backward(dout, x, attn, n_head, mlp, ln_1, ln_2):
 
 
 def check_gpt2(inputs, wte, wpe, blocks, n_head, ln_f):
-    if np.ndim(wte) != 2 or np.ndim(wpe) != 2 or np.shape(wte)[1] != np.shape(wpe)[1]:
-        raise ValueError(
-            "wte and wpe must have shapes [n_vocab, n_embd] and [n_ctx, n_embd] with the same n_embd, "
-            f"got {np.shape(wte)} and {np.shape(wpe)}"
-        )
-    wte, wpe = check_array("wte", wte), check_array("wpe", wpe)
-    (n_vocab, n_embd), n_ctx = wte.shape, wpe.shape[0]
-    if not isinstance(blocks, (list, tuple)):
-        raise TypeError(f"blocks must be a list of blocks, got {type(blocks).__name__}")
-    inputs = check_ids("inputs", inputs, n_vocab)
-    if inputs.shape[-1] > n_ctx:
-        raise ValueError(f"a sequence must hold 1 to {n_ctx} tokens (the context length), got {inputs.shape[-1]}")
-    return {
-        "inputs": inputs,
-        "wte": wte,
-        "wpe": wpe,
-        "blocks": [check_block(f"blocks[{i}]", block, n_embd) for i, block in enumerate(blocks)],
+    weights = check_gpt2_weights("", wte, wpe, blocks, ln_f)
+    n_vocab, n_embd = weights["wte"].shape
+    return weights | {
+        "inputs": check_ids("inputs", inputs, n_vocab, n_ctx=weights["wpe"].shape[0]),
         "n_head": check_n_head(n_head, n_embd, name="n_embd"),
-        "ln_f": None if ln_f is None else check_layer_norm_params("ln_f", ln_f, n_embd),
     }
+

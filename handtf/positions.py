@@ -5,7 +5,7 @@ All three use the same frequencies ``1 / 10000**(2i/d)``, one per pair of column
 
 import numpy as np
 
-from .checks import check_array, check_positive_int, checked
+from .checks import check_array, check_int_range, check_size, checked, read_array, shown
 
 
 # [d_model/2]: the angular frequency 1 / 10000**(2i/d_model) of each (sin, cos) pair
@@ -102,20 +102,22 @@ def rope(x, positions=None):
 
 
 def check_d_model(d_model):
-    d_model = check_positive_int("d_model", d_model)
+    d_model = check_size("d_model", d_model, squared=True)  # up to [d_model, d_model]
     if d_model % 2:
         raise ValueError(f"d_model must be even (one sin and one cos column per frequency), got {d_model}")
     return d_model
 
 
 def check_positional_encoding(n_pos, d_model):
-    return {"n_pos": check_positive_int("n_pos", n_pos), "d_model": check_d_model(d_model)}
+    d_model = check_d_model(d_model)
+    return {"n_pos": check_size("n_pos", n_pos, per_item=d_model), "d_model": d_model}
 
 
 def check_position_shift_matrix(k, d_model):
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise TypeError(f"k must be an integer number of positions, got {k!r}")
-    return {"k": int(k), "d_model": check_d_model(d_model)}
+        raise TypeError(f"k must be an integer number of positions, got {shown(k)}")
+    k = check_int_range("k", k, -(2**53), 2**53, why=" in size (a float64 holds every position up to 2**53)")
+    return {"k": k, "d_model": check_d_model(d_model)}
 
 
 def check_rope(x, positions):
@@ -123,7 +125,7 @@ def check_rope(x, positions):
     if x.shape[-1] % 2:
         raise ValueError(f"x must have shape [..., n_seq, d] with an even d (RoPE turns pairs of columns), got shape {x.shape}")
     if positions is not None:
-        positions = np.asarray(positions)
+        positions = read_array("positions", positions, "integers")
         if positions.dtype == bool or positions.dtype.kind not in "iu":
             raise TypeError(f"positions must be integers, got {positions.dtype} values")
         if positions.shape != (x.shape[-2],):

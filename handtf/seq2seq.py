@@ -26,11 +26,11 @@ import numpy as np
 
 from .activations import relu
 from .attend import multi_head_attention
+from .checks import check_elements, check_finite_result, check_seed, numbers_in, read_array  # noqa: I001
 from .checks import (
     check_array,
     check_callable,
     check_ids,
-    check_int_range,
     check_keys,
     check_mask,
     check_n_head,
@@ -222,7 +222,7 @@ def decoder_block(x, memory, self_attn, ln_1, cross_attn, ln_2, mlp, ln_3,
 # --8<-- [end:decoder_block]
 
 
-@checked
+@checked(result=check_finite_result)
 # --8<-- [start:encode]
 # [..., n_src] -> [..., n_src, d_model]
 def encode(src, params, config, src_mask=None):
@@ -246,7 +246,7 @@ def encode(src, params, config, src_mask=None):
 # --8<-- [end:encode]
 
 
-@checked
+@checked(result=check_finite_result)
 # --8<-- [start:decode]
 # [..., n_tgt], [..., n_src, d_model] -> [..., n_tgt, vocab_tgt]
 def decode(tgt, memory, params, config, src_mask=None):
@@ -274,7 +274,7 @@ def decode(tgt, memory, params, config, src_mask=None):
 # --8<-- [end:decode]
 
 
-@checked
+@checked(result=check_finite_result)
 # --8<-- [start:forward]
 # [..., n_src], [..., n_tgt] -> [..., n_tgt, vocab_tgt]
 def forward(src, tgt, params, config, src_mask=None):
@@ -329,7 +329,8 @@ def check_config(config):
 
 
 def check_init_params(config, seed):
-    return {"config": check_config(config), "seed": check_int_range("seed", seed, 0)}
+    check_elements(f"the parameters of config = {check_config(config)}", numbers_in(param_shapes(config)))
+    return {"config": config, "seed": check_seed("seed", seed)}
 
 
 def check_params(params, config):
@@ -346,7 +347,7 @@ def check_params(params, config):
 
 
 def check_sequence(name, tokens, n_vocab):
-    shape = np.shape(tokens)
+    shape = read_array(name, tokens, "token ids").shape
     if len(shape) not in (1, 2) or shape[-1] == 0:
         raise ValueError(f"{name} must have shape [n_seq] or [n_batch, n_seq] with n_seq >= 1, got {shape}")
     return check_ids(name, tokens, n_vocab)

@@ -24,7 +24,17 @@ import numpy as np
 
 from .activations import relu
 from .attend import multi_head_attention, multi_head_attention_backward
-from .checks import check_callable, check_dout, check_int, check_int_range, check_positive_int, check_real, checked
+from .checks import (
+    check_callable,
+    check_dout,
+    check_finite_result,
+    check_int_range,
+    check_positive_int,
+    check_real,
+    check_seed,
+    check_size,
+    checked,
+)
 from .layers import embedding_backward, ffn, ffn_backward, layer_norm, layer_norm_backward
 from .loss import cross_entropy_backward, smoothed_targets, soft_cross_entropy
 from .masks import causal_mask
@@ -178,7 +188,7 @@ def _final_norm_backward(dout, x, stack, grads):
     return dx
 
 
-@checked
+@checked(result=lambda value, args: check_finite_result(value, args, "loss or gradient"))
 # --8<-- [start:seq2seq_loss_and_grads]
 def seq2seq_loss_and_grads(params, config, src, tgt_in, tgt_out,
                            label_smoothing=0.0, dropout=0.0, rng=None):
@@ -328,7 +338,8 @@ def check_task_pairs(task, n_pairs, length, n_symbols, rng, exclude):
     n_symbols, length = check_positive_int("n_symbols", n_symbols), check_positive_int("length", length)
     if len(exclude) > n_symbols**length // 2:
         raise ValueError(f"exclude holds {len(exclude)} sources: at most half of the {n_symbols**length} possible ones")
-    return {"task": check_task(task), "n_pairs": check_positive_int("n_pairs", n_pairs), "length": length, "n_symbols": n_symbols}
+    n_pairs = check_size("n_pairs", n_pairs, per_item=length)
+    return {"task": check_task(task), "n_pairs": n_pairs, "length": length, "n_symbols": n_symbols}
 
 
 def check_seq2seq_loss_and_grads(params, config, src, tgt_in, tgt_out, label_smoothing, dropout, rng):
@@ -383,8 +394,8 @@ def check_train_seq2seq(task, steps, seed, length, n_symbols, batch_size, d_mode
         raise ValueError(f"n_test = {n_test} is too many: hold out at most half of the {n_symbols**length} possible sources")
     return {
         "steps": check_positive_int("steps", steps),
-        "seed": check_int("seed", seed),
-        "batch_size": check_positive_int("batch_size", batch_size),
+        "seed": check_seed("seed", seed),
+        "batch_size": check_size("batch_size", batch_size, per_item=length),
         "warmup": check_positive_int("warmup", warmup),
         "factor": check_real("factor", factor, 0, low_open=True, allowed="a positive finite number"),
         "label_smoothing": check_fraction("label_smoothing", label_smoothing),

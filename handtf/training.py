@@ -14,7 +14,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from .gpt_grads import loss_and_grads
-from .checks import check_array, check_callable, check_int, check_int_range, check_positive_int, check_real, checked
+from .checks import (
+    check_array,
+    check_callable,
+    check_elements,
+    check_finite_result,
+    check_int_range,
+    check_positive_int,
+    check_real,
+    check_seed,
+    check_size,
+    checked,
+)
 from .picogpt import gpt2
 from .tokenizer import CHARS, tokenize
 from .weights import N_CTX, N_EMBED, N_VOCAB
@@ -195,7 +206,8 @@ class Training:
         return self.min_margin > 0
 
 
-@checked
+@checked(result=lambda result, args: check_finite_result(
+    {"weights": result.weights, "losses": result.losses, "min_margin": result.min_margin}, args, "training's result"))
 # --8<-- [start:train]
 def train(pattern="aab", steps=400, seed=0, n_embd=N_EMBED, n_head=1,
           warmup=50, factor=1.0, label_smoothing=0.0, progress=None):
@@ -246,9 +258,9 @@ def check_fraction(name, value):
 
 def check_learning_rate(step, d_model, warmup, factor):
     return {
-        "step": check_positive_int("step", step),
-        "d_model": check_positive_int("d_model", d_model),
-        "warmup": check_positive_int("warmup", warmup),
+        "step": check_int_range("step", step, 1, 2**53, why=" (a float64 counts every step up to 2**53)"),
+        "d_model": check_int_range("d_model", d_model, 1, 2**53),
+        "warmup": check_int_range("warmup", warmup, 1, 2**53),
         "factor": check_real("factor", factor, 0, low_open=True),
     }
 
@@ -259,8 +271,11 @@ def check_adam_step(params, grads, moments, step, lr, beta1, beta2, eps):
     if not len(params) == len(grads) == len(moments):
         raise ValueError(f"params, grads and moments must be as long, got {len(params)}, {len(grads)} and {len(moments)}")
     for i, (p, g, pair) in enumerate(zip(params, grads, moments)):
-        if not isinstance(p, np.ndarray) or p.dtype.kind != "f":
+        if type(p) is not np.ndarray or p.dtype.kind != "f":
             raise TypeError(f"params[{i}] must be a float array (it is updated in place), got {type(p).__name__}")
+        if not p.flags.writeable or not all(isinstance(a, np.ndarray) and a.flags.writeable for a in pair):
+            name = f"params[{i}]" if not p.flags.writeable else f"moments[{i}]"
+            raise ValueError(f"{name} must be a writeable array (adam_step updates it in place), got a read-only one")
         if np.shape(g) != p.shape or len(pair) != 2 or any(np.shape(a) != p.shape for a in pair):
             raise ValueError(f"grads[{i}] and moments[{i}] must have the shape of params[{i}], {p.shape}")
         check_array(f"grads[{i}]", g, nonempty=False)
@@ -276,7 +291,7 @@ def check_adam_step(params, grads, moments, step, lr, beta1, beta2, eps):
 def check_dropout_mask(shape, rate, rng):
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got {type(rng).__name__}")
-    return {"rate": check_fraction("rate", rate)}
+    return {"shape": check_elements("shape", shape), "rate": check_fraction("rate", rate)}
 
 
 def check_dropout(x, rate, rng, training):
@@ -288,7 +303,7 @@ def check_dropout(x, rate, rng, training):
 
 
 def check_init_weights(seed, n_embd, std):
-    return {"seed": check_int("seed", seed), "n_embd": check_positive_int("n_embd", n_embd), "std": check_real("std", std, 0)}
+    return {"seed": check_seed("seed", seed), "n_embd": check_size("n_embd", n_embd, squared=True), "std": check_real("std", std, 0)}
 
 
 def check_pattern_windows(pattern, n_ctx):
@@ -300,13 +315,13 @@ def check_pattern_windows(pattern, n_ctx):
 
 def check_train(pattern, steps, seed, n_embd, n_head, warmup, factor, label_smoothing, progress):
     check_pattern_windows(pattern, N_CTX)
-    n_embd = check_positive_int("n_embd", n_embd)
+    n_embd = check_size("n_embd", n_embd, squared=True)
     n_head = check_positive_int("n_head", n_head)
     if n_embd % n_head:
         raise ValueError(f"n_head = {n_head} must divide n_embd = {n_embd}")
     return {
         "steps": check_positive_int("steps", steps),
-        "seed": check_int("seed", seed),
+        "seed": check_seed("seed", seed),
         "warmup": check_positive_int("warmup", warmup),
         "factor": check_real("factor", factor, 0, low_open=True, allowed="a positive finite number"),
         "label_smoothing": check_fraction("label_smoothing", label_smoothing),

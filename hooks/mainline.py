@@ -78,6 +78,7 @@ def on_page_context(context, page, config, nav):
         "step": step,  # the home page is 0, the first step 1
         "steps": len(mainline) - 1,
         "minutes": minutes_of(name),
+        "exact": _MINUTES[name],  # before rounding, for tests/test_reading_time.py
         "total": minutes_of("mainline"),
         "previous": _entry(steps[step - 1]) if step > 0 else None,
         "next": _entry(steps[step + 1]) if step + 1 < len(steps) else None,

@@ -98,7 +98,8 @@ MEASURE = """([WORD, CJK, ID]) => {
     const target = document.getElementById(ID);
     const screen = target ? Math.floor((target.getBoundingClientRect().top + window.scrollY) / window.innerHeight) + 1 : null;
     const shown = article.querySelector('.handtf-where [data-minutes]');
-    return {...all, frame: frame, screen: screen, shown: shown ? Number(shown.dataset.minutes) : null};
+    return {...all, frame: frame, screen: screen, shown: shown ? Number(shown.dataset.minutes) : null,
+        shown_exact: shown ? Number(shown.dataset.exact) : null};
 }"""
 
 
@@ -107,7 +108,8 @@ def measure(page, element_id=CENTRAL_IDEA[1]):
     screen where ``element_id`` starts (None if the page has no such element); and ``frame``,
     the part of those counts in the page's frame (the "where you are" line and the citation
     block, which the template adds around the page's content: included in the totals); and
-    ``shown``, the reading time the page shows at its top (None if it shows none)."""
+    ``shown``, the reading time the page shows at its top (None if it shows none), and
+    ``shown_exact``, the build's count before it was rounded."""
     page.evaluate(TWO_FRAMES)
     counts = page.evaluate(MEASURE, [WORD, CJK, element_id])
     counts["minutes"] = minutes(counts["words"], counts["cjk"], counts["code_lines"])

@@ -191,3 +191,82 @@ def test_checks_run_once_at_the_boundary_and_again_inside_callbacks():
 
     with pytest.raises(ValueError, match="NaN"):
         greedy_search(step, [0], max_len=2)
+
+
+# Issue 28: numerically right at any finite scale. Each expected value is derived by hand in its comment.
+
+
+@pytest.mark.parametrize("dtype, big", [(np.float64, 1e200), (np.float32, 1e20), (np.float16, 6e4)])
+def test_layer_norm_is_right_where_the_square_overflows(dtype, big):
+    # [big, -big]: mean 0, variance big**2, so each entry over its standard deviation is +1 and -1
+    x = np.array([[big, -big]], dtype)
+    out = handtf.layer_norm(x, np.ones(2, dtype), np.zeros(2, dtype))
+    np.testing.assert_allclose(out.astype(np.float64), [[1.0, -1.0]], rtol=1e-3)
+    dx, _ = handtf.layer_norm_backward(np.array([[1.0, 0.0]]), [[1e200, -1e200]], np.ones(2), np.zeros(2))
+    np.testing.assert_allclose(dx, [[0.0, 0.0]], atol=1e-150)  # dx is of order 1/std = 1e-200
+
+
+def test_layer_norm_of_three_huge_entries():
+    # [m, m, -m]: mean m/3, deviations (2m/3, 2m/3, -4m/3), variance 8m²/9, so (1/√2, 1/√2, -√2)
+    out = handtf.layer_norm([[1e308, 1e308, -1e308]], np.ones(3), np.zeros(3))
+    np.testing.assert_allclose(out, [[2**-0.5, 2**-0.5, -(2**0.5)]], rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype, big", [(np.float64, 1e200), (np.float32, 1e30), (np.float16, 300.0)])
+def test_gelu_and_its_slope_are_right_at_large_x(dtype, big):
+    # x Φ(x) is x for large positive x and 0 for large negative x; its slope is 1 and 0
+    x = np.array([big, -big], dtype)
+    np.testing.assert_allclose(handtf.gelu(x).astype(np.float64), [big, 0.0], rtol=1e-3)
+    np.testing.assert_allclose(handtf.gelu_backward(np.ones(2, dtype), x).astype(np.float64), [1.0, 0.0], atol=1e-3)
+
+
+def test_attention_is_right_with_scores_near_1e200():
+    # q·k = ±1e200, scaled by 1/√2: the first key takes all the weight
+    q, k = np.array([[1e100, 0.0]]), np.array([[1e100, 0.0], [-1e100, 0.0]])
+    np.testing.assert_array_equal(handtf.attention_weights(q, k), [[1.0, 0.0]])
+    np.testing.assert_array_equal(handtf.attention(q, k, np.array([[1.0], [2.0]])), [[1.0]])
+
+
+@pytest.mark.parametrize("dtype, big", [(np.float64, 1e308), (np.float32, 3e38), (np.float16, 6e4)])
+def test_cross_entropy_of_logits_far_apart(dtype, big):
+    logits = np.array([[big, -big]], dtype)
+    assert handtf.cross_entropy(logits, [0]) == 0.0  # -log softmax = log(1 + e^(-2 big)) = 0 in any float
+    assert handtf.soft_cross_entropy(logits, np.array([[1.0, 0.0]], dtype)) == 0.0  # not 0 * inf = NaN
+    np.testing.assert_array_equal(handtf.cross_entropy_backward(logits, np.array([[0.0, 1.0]], dtype)), [[1.0, -1.0]])
+
+
+def test_soft_cross_entropy_of_half_and_half_is_1e308():
+    # log-sum-exp of [1e308, -1e308] is 1e308; minus the mean of the logits (0) it is 1e308, which float64 holds
+    assert handtf.soft_cross_entropy([[1e308, -1e308]], [[0.5, 0.5]]) == 1e308
+
+
+def test_every_forward_entry_point_refuses_logits_that_overflow():
+    from tests.bad_inputs import overflowing_float16_model
+
+    model = overflowing_float16_model()
+    windows = (np.arange(32)[:, None] >> np.arange(5)) & 1  # every window of a and b
+    for call in (lambda: handtf.gpt(windows, **model), lambda: handtf.gpt2(windows, **model, n_head=1),
+                 lambda: handtf.loss_and_grads(model, windows, windows)):
+        with pytest.raises(ValueError, match="not finite"):
+            call()
+
+
+def test_train_stops_when_the_weights_stop_being_finite():
+    with pytest.raises(ValueError, match="not finite"):
+        handtf.train("aab", steps=50, factor=1e300)
+
+
+def test_adam_step_changes_nothing_when_it_fails():
+    from handtf.training import adam_step
+
+    param, m, v = np.zeros(3), np.zeros(3), np.zeros(3)
+    param.setflags(write=False)
+    with pytest.raises(ValueError, match=r"params\[0\] must be a writeable array"):
+        adam_step([param], [np.ones(3)], [(m, v)], 1, 0.1)
+    assert not m.any() and not v.any()
+
+
+def test_checks_keep_no_state():
+    """No cache, no hashing: the checks are functions of their arguments."""
+    sources = "".join(path.read_text(encoding="utf-8") for path in (ROOT / "handtf").glob("*.py"))
+    assert "hashlib" not in sources and "FINITE_MODELS" not in sources and "lru_cache" not in sources

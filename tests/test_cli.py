@@ -171,3 +171,41 @@ def test_ctrl_c_ends_quietly_with_130():
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=60)
     assert (process.returncode, stdout, stderr) == (130, b"", b"")
+
+
+# Issue 28: no traceback, whatever the streams are.
+
+
+def run_shell(command, **env):
+    import os
+
+    return subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **env})
+
+
+def test_a_closed_stdout_descriptor_exits_120_in_one_line():
+    result = run_shell(f"{sys.executable} -m handtf complete a >&-")
+    assert (result.returncode, result.stderr) == (120, "handtf: error: cannot write the output: Bad file descriptor\n")
+    assert run_shell(f"{sys.executable} -m handtf complete x >&-").returncode == 2  # a bad argument is still exit 2
+
+
+def test_an_unwritable_or_closed_stderr_changes_nothing():
+    for redirect in ("2>/dev/full", "2>&-"):
+        result = run_shell(f"{sys.executable} -m handtf train --steps 20 {redirect}")
+        assert result.returncode in (0, 1) and result.stdout.startswith("trained 20 steps"), redirect
+        assert run_shell(f"{sys.executable} -m handtf complete x {redirect}").returncode == 2
+
+
+def test_an_encoding_that_cannot_print_the_text_is_not_a_bad_argument():
+    result = run_shell(f"{sys.executable} -m handtf compile 'äbä'", PYTHONIOENCODING="ascii")
+    assert result.returncode == 0 and "Traceback" not in result.stderr
+    assert "\\xe4" in result.stdout  # the character is escaped, not refused
+
+
+def test_ctrl_c_while_the_package_imports_exits_130_quietly():
+    code = "import os, signal; from handtf.cli_start import quiet_interrupt; quiet_interrupt(force=True); os.kill(os.getpid(), signal.SIGINT)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (result.returncode, result.stderr) == (130, "")
+    from handtf.cli_start import starting_command_line
+
+    assert not starting_command_line()  # pytest importing handtf keeps Python's Ctrl-C

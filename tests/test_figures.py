@@ -209,6 +209,8 @@ def words_of(render_figures):
 
 def test_the_figures_with_words_have_a_chinese_variant(render_figures):
     """Every figure with English words in it is drawn again with the words of its Chinese table."""
+    from figures.registry import PHONE as phone_variants
+
     words = words_of(render_figures)
     assert len(words) >= 15, sorted(words)
     for name, tables in words.items():
@@ -216,7 +218,9 @@ def test_the_figures_with_words_have_a_chinese_variant(render_figures):
         assert tables["en"].keys() == tables["zh"].keys(), name
         chinese = " ".join(str(value) for value in tables["zh"].values())
         assert HAN.search(chinese), f"{name}: its Chinese table has no Chinese"
-        assert set(render_figures.files(name)) == {f"{name}.svg", f"{name}.dark.svg", f"{name}.zh.svg", f"{name}.zh.dark.svg"}
+        widths = ["", ".phone"] if name in phone_variants else [""]
+        assert set(render_figures.files(name)) == {f"{name}{width}{infix}" for width in widths
+                                                   for infix in (".svg", ".dark.svg", ".zh.svg", ".zh.dark.svg")}
 
 
 def test_a_figure_of_numbers_and_code_is_shared_by_both_languages(render_figures):

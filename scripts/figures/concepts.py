@@ -79,6 +79,14 @@ def qk_spread(words, phone=False):
     return restack(fig) if phone else fig
 
 
+def cells(ax, matrix, x0, y0, colour_of_col):
+    """A matrix as unit squares with its numbers, its top left corner at (x0, y0), on a colour per column."""
+    for i, row in enumerate(matrix):
+        for j, value in enumerate(row):
+            ax.add_patch(Rectangle((x0 + j, y0 - i - 1), 1, 1, facecolor=colour_of_col(j), edgecolor=C.bg, linewidth=1.5))
+            label(ax, x0 + j + 0.5, y0 - i - 0.5, cell_text(value), colour_of_col(j), ha="center", va="center", fontsize=10)
+
+
 @figure("head-split", phone=True)
 def head_split(phone=False):
     x = np.arange(32.0).reshape(4, 8)  # [n_seq, n_embd]
@@ -93,13 +101,7 @@ def head_split(phone=False):
     ax.axis("off")
     ax.set_aspect("equal")
 
-    def block(matrix, x0, y0, colour_of_col):
-        for i, row in enumerate(matrix):
-            for j, value in enumerate(row):
-                ax.add_patch(Rectangle((x0 + j, y0 - i - 1), 1, 1, facecolor=colour_of_col(j), edgecolor=C.bg, linewidth=1.5))
-                label(ax, x0 + j + 0.5, y0 - i - 0.5, cell_text(value), colour_of_col(j), ha="center", va="center", fontsize=10)
-
-    block(x, 0.5, -1.2, lambda j: colours[j // 4])
+    cells(ax, x, 0.5, -1.2, lambda j: colours[j // 4])
     ax.text(4.5, -0.5, "x  [4×8]", ha="center", va="center", fontsize=12, **MONO)
     for h in range(2):
         ax.text(2.5 + 4 * h, -0.95, f"h={h}", ha="center", va="center", fontsize=9, color=C.muted, **MONO)
@@ -128,13 +130,7 @@ def head_split_phone(x, heads, colours):
     ax.axis("off")
     ax.set_aspect("equal")
 
-    def block(matrix, x0, y0, colour_of_col):
-        for i, row in enumerate(matrix):
-            for j, value in enumerate(row):
-                ax.add_patch(Rectangle((x0 + j, y0 - i - 1), 1, 1, facecolor=colour_of_col(j), edgecolor=C.bg, linewidth=1.5))
-                label(ax, x0 + j + 0.5, y0 - i - 0.5, cell_text(value), colour_of_col(j), ha="center", va="center", fontsize=10)
-
-    block(x, 0.6, -1.2, lambda j: colours[j // 4])
+    cells(ax, x, 0.6, -1.2, lambda j: colours[j // 4])
     ax.text(4.6, -0.3, "x  [4×8]", ha="center", va="center", fontsize=12, **MONO)
     for h in range(2):
         ax.text(2.6 + 4 * h, -0.95, f"h={h}", ha="center", va="center", fontsize=9, color=C.muted, **MONO)
@@ -144,7 +140,7 @@ def head_split_phone(x, heads, colours):
     ax.text(4.6, -7.4, "[2×4×4]", ha="center", va="center", fontsize=12, **MONO)
     for h in range(2):
         ax.text(2.1 + 5 * h, -7.95, f"h={h}", ha="center", va="center", fontsize=9.5, color=C.muted, **MONO)
-        block(heads[h], 0.1 + 5 * h, -8.3, lambda j, h=h: colours[h])
+        cells(ax, heads[h], 0.1 + 5 * h, -8.3, lambda j, h=h: colours[h])
     return fig
 
 

@@ -1,0 +1,138 @@
+"""The weight layouts handtf reads, each one way: a dense layer, a nested dict of arrays, GPT-2's blocks.
+
+Part of the boundary (:mod:`handtf.checks`): ``gpt``, ``gpt2``, ``gpt2_block``,
+the training block and ``loss_and_grads`` all read GPT-2's layout with
+:func:`check_gpt2_weights` (the hand-made model is that layout with ``attn``
+only); the encoder-decoder reads its own with :func:`check_tree` and the
+shapes ``param_shapes`` gives.
+"""
+
+import numpy as np
+
+from .checks import check_array, read_array, shown
+
+
+def check_keys(name, tree, keys, needs=""):
+    """``tree`` must be a dict with exactly ``keys``; the error names the missing or extra keys.
+
+    ``needs`` says, after the keys, what asks for them (" for config = ...").
+    """
+    wanted = f"{name} must be a dict with keys {names(keys)}{needs}"
+    if not isinstance(tree, dict):
+        raise ValueError(f"{wanted}, got {type(tree).__name__}")
+    missing, extra = [k for k in keys if k not in tree], [k for k in tree if k not in keys]
+    if missing:
+        raise ValueError(f"{wanted}, got one without {names(missing)}")
+    if extra:
+        raise ValueError(f"{wanted}, got one with the unexpected key {names(extra)}")
+
+
+def names(keys):
+    """``'a', 'b' and 'c'``"""
+    quoted = [repr(k) for k in keys]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def dense_width(name, params):
+    """The output width ``n_out`` of a ``{"w": [n_in, n_out], "b": [n_out]}`` dict."""
+    w = params.get("w") if isinstance(params, dict) else None
+    if w is None or np.ndim(read_array(f"{name}['w']", w)) != 2:
+        raise ValueError(f"{name} must be a dict with 'w' of shape [n_in, n_out] and 'b' of shape [n_out], got {params!r}")
+    return np.shape(w)[1]
+
+
+def check_dense(name, params, n_in, n_out, needs=""):
+    """``{"w": [n_in, n_out], "b": [n_out]}`` with finite float arrays."""
+    check_keys(name, params, ("w", "b"), needs)
+    w = check_array(f"{name}['w']", params["w"], ndim=2)
+    b = check_array(f"{name}['b']", params["b"], ndim=1)
+    if w.shape != (n_in, n_out) or b.shape != (n_out,):
+        raise ValueError(
+            f"{name} must have w of shape {(n_in, n_out)} and b of shape {(n_out,)}{needs}, got w {w.shape} and b {b.shape}"
+        )
+    return {"w": w, "b": b}
+
+
+def check_tree(name, tree, shapes, needs=""):
+    """Nested dicts and lists of arrays shaped like ``shapes`` (dicts, lists, and shape tuples at the leaves).
+
+    Returns the same tree with every leaf a finite float array; an error names
+    the path of the first missing key, wrong length or wrong shape, and then
+    ``needs``: what asks for that layout (" for config = ...").
+    """
+    if isinstance(shapes, dict) and set(shapes) == {"w", "b"} and not needs:  # a dense layer
+        return check_dense(name, tree, *shapes["w"])
+    if isinstance(shapes, dict):
+        check_keys(name, tree, tuple(shapes), needs)
+        return {key: check_tree(f"{name}[{key!r}]", tree[key], shape, needs) for key, shape in shapes.items()}
+    if isinstance(shapes, list):
+        if not isinstance(tree, (list, tuple)) or len(tree) != len(shapes):
+            got = f"{len(tree)} items" if isinstance(tree, (list, tuple)) else type(tree).__name__
+            raise ValueError(f"{name} must be a list of {len(shapes)} items{needs}, got {got}")
+        return [check_tree(f"{name}[{i}]", item, shape, needs) for i, (item, shape) in enumerate(zip(tree, shapes))]
+    array = check_array(name, tree, nonempty=False)
+    if array.shape != shapes:
+        raise ValueError(f"{name} must have shape {shapes}{needs}, got shape {array.shape}")
+    return array
+
+
+# The GPT-2 weight layout, read one way by gpt, gpt2, gpt2_block, the training block and loss_and_grads.
+
+BLOCK_PARTS = ("attn", "ln_1", "mlp", "ln_2")  # a block has 'attn'; the hand-made model has nothing else
+
+
+def gpt2_block_shapes(name, block, n_embd, parts=BLOCK_PARTS):
+    """The shape of every array of a GPT-2 block of width ``n_embd`` with ``'attn'`` and any of ``parts``."""
+    attn = block.get("attn") if isinstance(block, dict) else None
+    if parts == ("attn",) and (set(block or ()) != {"attn"} or not isinstance(attn, dict) or set(attn) != {"c_attn", "c_proj"}):
+        raise ValueError(f"{name} must be a dict {{'attn': {{'c_attn': ..., 'c_proj': ...}}}}, got {layout(block)}")
+    if not isinstance(block, dict) or "attn" not in block or set(block) - set(parts):
+        got = f"keys {sorted(block)}" if isinstance(block, dict) else shown(block)
+        raise ValueError(f"{name} must be a dict with 'attn' and optionally {names(parts[1:])}, got {got}")
+    dense = lambda n_in, n_out: {"w": (n_in, n_out), "b": (n_out,)}  # noqa: E731
+    shapes = {"attn": {"c_attn": dense(n_embd, 3 * n_embd), "c_proj": dense(n_embd, n_embd)}}
+    shapes |= {ln: {"g": (n_embd,), "b": (n_embd,)} for ln in ("ln_1", "ln_2") if ln in block}
+    if "mlp" in block:
+        n_hidden = dense_width(f"{name}['mlp']['c_fc']", block["mlp"].get("c_fc") if isinstance(block["mlp"], dict) else None)
+        shapes["mlp"] = {"c_fc": dense(n_embd, n_hidden), "c_proj": dense(n_hidden, n_embd)}
+    return {part: shapes[part] for part in block}
+
+
+def layout(tree):
+    """The keys of nested dicts, and the type of anything else: what a block looks like."""
+    if isinstance(tree, dict):
+        return "{" + ", ".join(f"{key!r}: {layout(value)}" for key, value in tree.items()) + "}"
+    return type(tree).__name__
+
+
+def check_gpt2_weights(name, wte, wpe, blocks, ln_f=None, parts=BLOCK_PARTS):
+    """``wte [n_vocab, n_embd]``, ``wpe [n_ctx, n_embd]``, a list of blocks and an optional ``ln_f``, as finite arrays.
+
+    ``name`` is the dict they came in (``"weights"``: ``weights['wte']``), or ``""`` for separate arguments.
+    """
+    path = (lambda key: f"{name}[{key!r}]") if name else (lambda key: key)  # noqa: E731
+    wte, wpe = check_array(path("wte"), wte), check_array(path("wpe"), wpe)
+    if wte.ndim != 2 or wpe.ndim != 2 or wte.shape[1] != wpe.shape[1]:
+        raise ValueError(
+            f"{path('wte')} and {path('wpe')} must have shapes [n_vocab, n_embd] and [n_ctx, n_embd] with the same n_embd, "
+            f"got {wte.shape} and {wpe.shape}"
+        )
+    if not isinstance(blocks, (list, tuple)):
+        raise TypeError(f"{path('blocks')} must be a list of blocks, got {type(blocks).__name__}")
+    n_embd = wte.shape[1]
+    shapes = [gpt2_block_shapes(f"{path('blocks')}[{i}]", block, n_embd, parts) for i, block in enumerate(blocks)]
+    weights = {"wte": wte, "wpe": wpe, "blocks": check_tree(path("blocks"), list(blocks), shapes)}
+    if ln_f is not None:
+        weights["ln_f"] = check_tree(path("ln_f"), ln_f, {"g": (n_embd,), "b": (n_embd,)})
+    return weights
+
+
+def numbers_in(shapes):
+    """How many numbers a nested dict/list of shape tuples holds."""
+    if isinstance(shapes, dict):
+        shapes = list(shapes.values())
+    if isinstance(shapes, list) and shapes and all(item is shapes[0] for item in shapes):
+        return len(shapes) * numbers_in(shapes[0])  # [block] * n_layers: one block, counted once
+    if isinstance(shapes, list):
+        return sum(numbers_in(item) for item in shapes)
+    return int(np.prod(shapes, dtype=object))
