@@ -167,7 +167,7 @@ def test_the_port_refuses_what_python_refuses(port, code, message):
 def test_python_refuses_the_same_models():
     model = handtf.build_model()
     model["blocks"][0]["attn"]["c_attn"]["w"][0, [0, 8]] = 1e200
-    with pytest.raises(ValueError, match="not finite after 'a'"):
+    with pytest.raises(ValueError, match="logits are not finite after"):
         handtf.predict("ab", model)
     with pytest.raises(ValueError, match="lg = 1e\\+308 overflows float64: the model's logits are not finite after 'b'"):
         handtf.build_model(1e308)
