@@ -8,8 +8,9 @@ it is generated here, on every build and every ``mkdocs serve`` reload, from
   ``handtf.build_model`` (as two models, ``constant`` and ``per_lg``, with
   ``build_model(lg) == constant + lg * per_lg``; checked here for several
   ``lg``, so a change that breaks the form fails the build);
-- the labels, the context length, the mask value, the pattern ``aab`` and the
-  names of ``handtf.trace``'s intermediates;
+- the labels, the context length, the mask value, the pattern ``aab``, the
+  names of ``handtf.trace``'s intermediates, and the bounds ``complete`` and
+  ``verify`` accept (``MAX_NEW_TOKENS``, ``MAX_LEN``);
 - the colours of the static figures in both colour schemes (their colour
   maps, ink and background), so a live heat map colours a cell as the figure
   of the same scheme does.
@@ -134,6 +135,8 @@ def module_source():
         "MASK_VALUE": mask,
         "PATTERN": importlib.import_module("handtf.evaluation").PATTERN,
         "VERIFY_MAX_LEN": inspect.signature(handtf.verify).parameters["max_len"].default,
+        "MAX_NEW_TOKENS": importlib.import_module("handtf.inference").MAX_NEW_TOKENS,  # complete's upper bound
+        "MAX_LEN": importlib.import_module("handtf.evaluation").MAX_LEN,  # verify's upper bound
         "COLOURS": _figure_colours(),
     }
     if not all(math.isfinite(x) for leaf in _leaves(values["MODEL"]) for x in leaf.ravel()):

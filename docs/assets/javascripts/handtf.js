@@ -13,13 +13,13 @@
 // Bad input throws a TypeError or an Error that says what is wrong and what is allowed.
 
 import {
-  CHARS, EMBED_LABELS, LG, LG_PARTS, MASK_VALUE, MODEL, N_CTX, N_EMBED, N_VOCAB, PATTERN,
-  QKV_LABELS, TOKEN_LABELS, TRACE_NAMES, VERIFY_MAX_LEN, COLOURS,
+  CHARS, EMBED_LABELS, LG, LG_PARTS, MASK_VALUE, MAX_LEN, MAX_NEW_TOKENS, MODEL, N_CTX, N_EMBED, N_VOCAB,
+  PATTERN, QKV_LABELS, TOKEN_LABELS, TRACE_NAMES, VERIFY_MAX_LEN, COLOURS,
 } from "./handtf-model.js";
 
 export {
-  CHARS, EMBED_LABELS, LG, MODEL, N_CTX, N_EMBED, N_VOCAB, PATTERN, QKV_LABELS, TOKEN_LABELS,
-  TRACE_NAMES, VERIFY_MAX_LEN, COLOURS,
+  CHARS, EMBED_LABELS, LG, MAX_LEN, MAX_NEW_TOKENS, MODEL, N_CTX, N_EMBED, N_VOCAB, PATTERN, QKV_LABELS,
+  TOKEN_LABELS, TRACE_NAMES, VERIFY_MAX_LEN, COLOURS,
 };
 
 // ------------------------------------------------------------ checks at the boundary
@@ -38,6 +38,7 @@ function checkVector(name, value, size, what) {
   }
   value.forEach((x, i) => {
     if (typeof x !== "number") throw new TypeError(`${name}[${i}] must be a number, got ${describe(x)}`);
+    if (!Number.isFinite(x)) throw new Error(`${name} must not contain NaN or inf, got ${x} at index ${i}`);
   });
 }
 
@@ -86,6 +87,40 @@ export function checkModel(model) {
   return [wte.length, wpe.length, nEmbd];
 }
 
+// fingerprints of the models checkFiniteModel passed, oldest first (as handtf.weights.FINITE_MODELS)
+const FINITE_MODELS = new Map();
+
+/**
+ * As `handtf.weights.check_finite_model`: a model of handtf's shape (a vocabulary of N_VOCAB tokens,
+ * at least N_CTX positions) whose logits are finite for every input it can see. With two tokens there
+ * are 2**N_CTX full windows, and row i of a window's logits is the logits of its first i + 1 tokens
+ * (the causal mask), so one pass over each of them checks every input. Returns [n_vocab, n_ctx, n_embd].
+ */
+export function checkFiniteModel(model) {
+  const sizes = checkModel(model);
+  const [nVocab, nCtx] = sizes;
+  if (nVocab !== N_VOCAB || nCtx < N_CTX) {
+    throw new Error(
+      `model must have a vocabulary of ${N_VOCAB} tokens and at least ${N_CTX} positions, ` +
+        `got wte of ${nVocab} rows and wpe of ${nCtx} rows`,
+    );
+  }
+  const digest = JSON.stringify(model);
+  if (FINITE_MODELS.has(digest)) return sizes; // these very numbers passed already
+  for (let w = 0; w < 2 ** N_CTX; w++) {
+    const window = Array.from({ length: N_CTX }, (_, i) => (w >> i) & 1);
+    const logits = forward(window, model).logits;
+    const row = logits.findIndex((r) => !r.every(Number.isFinite));
+    if (row >= 0) {
+      const text = window.slice(0, row + 1).map((t) => CHARS[t]).join("");
+      throw new Error(`the model's logits are not finite after '${text}' (they overflow float64); use smaller weights`);
+    }
+  }
+  FINITE_MODELS.set(digest, true);
+  while (FINITE_MODELS.size > 64) FINITE_MODELS.delete(FINITE_MODELS.keys().next().value);
+  return sizes;
+}
+
 function checkTokens(tokens, nVocab, nCtx) {
   if (!Array.isArray(tokens)) throw new TypeError(`tokens must be an array of token ids, got ${describe(tokens)}`);
   if (tokens.length < 1 || tokens.length > nCtx) {
@@ -106,6 +141,12 @@ function checkLg(lg) {
 
 function checkInteger(name, value) {
   if (!Number.isInteger(value)) throw new TypeError(`${name} must be an integer, got ${describe(value)}`);
+}
+
+// a count checked against its lower bound already, now against its upper one (as handtf.checks.check_int_range)
+function checkAtMost(name, value, high, why) {
+  const grouped = (n) => (Math.abs(n) < 1e21 ? n.toLocaleString("en-US") : String(n));
+  if (value > high) throw new Error(`${name} must be at most ${grouped(high)}${why}, got ${grouped(value)}`);
 }
 
 // ------------------------------------------------------------ the tokenizer
@@ -220,12 +261,18 @@ export function buildModel(lg = LG) {
       : typeof constant === "object"
         ? Object.fromEntries(Object.keys(constant).map((key) => [key, build(constant[key], perLg[key])]))
         : constant + lg * perLg;
-  return build(LG_PARTS.constant, LG_PARTS.per_lg);
+  const model = build(LG_PARTS.constant, LG_PARTS.per_lg);
+  try {
+    checkFiniteModel(model);
+  } catch (error) {
+    throw new Error(`lg = ${lg} overflows float64: ${error.message}`);
+  }
+  return model;
 }
 
 /** `handtf.gpt`: token ids [n_seq] (or a batch [n_batch][n_seq]) -> logits [n_seq][n_vocab]. */
 export function gpt(tokens, model = MODEL) {
-  const sizes = checkModel(model);
+  const sizes = checkFiniteModel(model);
   if (Array.isArray(tokens) && tokens.length && Array.isArray(tokens[0])) {
     return tokens.map((sequence) => logitsOf(sequence, model, sizes));
   }
@@ -240,7 +287,7 @@ function logitsOf(tokens, model, [nVocab, nCtx]) {
 
 /** `handtf.trace`: every intermediate of one forward pass over the last N_CTX tokens of `context`. */
 export function trace(context, model = MODEL) {
-  const [nVocab, nCtx] = checkModel(model);
+  const [nVocab, nCtx] = checkFiniteModel(model);
   if (model.blocks.length !== 1) {
     throw new Error(`trace follows a model with exactly one block, got ${model.blocks.length} blocks`);
   }
@@ -271,14 +318,14 @@ export function argmax(row) {
 
 /** `handtf.next_token_probs`: the probability of each token after `context`. */
 export function nextTokenProbs(context, model = MODEL) {
-  const logits = logitsOf(contextWindow(context), model, checkModel(model));
+  const logits = logitsOf(contextWindow(context), model, checkFiniteModel(model));
   const [probs] = softmax([logits[logits.length - 1]]);
   return Object.fromEntries(CHARS.map((char, i) => [char, probs[i]]));
 }
 
 /** `handtf.predict`: the most likely next character after `context`. */
 export function predict(context, model = MODEL) {
-  return predictChecked(context, model, checkModel(model));
+  return predictChecked(context, model, checkFiniteModel(model));
 }
 
 function predictChecked(context, model, sizes) {
@@ -290,34 +337,51 @@ function predictChecked(context, model, sizes) {
 export function complete(context, maxNewTokens = 10, model = MODEL) {
   checkInteger("maxNewTokens", maxNewTokens);
   if (maxNewTokens < 0) throw new Error(`maxNewTokens must be 0 or more, got ${maxNewTokens}`);
-  contextWindow(context); // refuse an empty or invalid context before the loop
-  const sizes = checkModel(model);
-  let text = context;
-  for (let i = 0; i < maxNewTokens; i++) text += predictChecked(text.slice(-N_CTX), model, sizes);
-  return text;
+  checkAtMost("maxNewTokens", maxNewTokens, MAX_NEW_TOKENS, " (MAX_NEW_TOKENS, complete's upper bound)");
+  let window = contextWindow(context); // refuse an empty or invalid context before the loop
+  const sizes = checkFiniteModel(model);
+  // each step costs the same: the model sees only the last N_CTX tokens, and there are few such windows
+  const next = new Map(); // window -> the id of the token that follows it
+  const added = [];
+  for (let i = 0; i < maxNewTokens; i++) {
+    const key = window.join();
+    if (!next.has(key)) {
+      const logits = logitsOf(window, model, sizes);
+      next.set(key, argmax(logits[logits.length - 1]));
+    }
+    const token = next.get(key);
+    added.push(CHARS[token]);
+    window = window.length < N_CTX ? [...window, token] : [...window.slice(1), token];
+  }
+  return context + added.join("");
 }
 
 /** `handtf.verify`: check every valid context of length 2..maxLen; {checked, correct, minMargin, failures}. */
 export function verify(maxLen = VERIFY_MAX_LEN, model = MODEL) {
   checkInteger("maxLen", maxLen);
   if (maxLen < 2) throw new Error(`maxLen must be at least 2 (the shortest valid context), got ${maxLen}`);
-  const sizes = checkModel(model);
+  checkAtMost("maxLen", maxLen, MAX_LEN, " (MAX_LEN, verify's upper bound)");
+  const sizes = checkFiniteModel(model);
   const text = PATTERN.repeat(Math.floor(maxLen / PATTERN.length) + 2);
+  const period = tokenize(PATTERN);
   const cache = new Map(); // window -> logits: a long (aab)* text has few distinct windows
   let checked = 0;
   let minMargin = Infinity;
   const failures = [];
   for (let phase = 0; phase < PATTERN.length; phase++) {
-    const tokens = tokenize(text.slice(phase));
-    const width = Math.min(N_CTX, tokens.length);
+    // the text started at this phase: token i is period[(phase + i) % period.length]
+    const tokenAt = (i) => period[(phase + i) % period.length];
+    const width = Math.min(N_CTX, text.length - phase);
     for (let n = 2; n <= maxLen; n++) {
       // as handtf.next_token_logits: a prefix shorter than N_CTX reads its row of the window at the start
       const start = Math.max(n - width, 0);
-      const window = tokens.slice(start, start + width);
-      const key = window.join();
-      if (!cache.has(key)) cache.set(key, logitsOf(window, model, sizes));
+      // a window depends only on where it starts within the period (linear in maxLen, no slicing)
+      const key = `${width} ${(phase + start) % period.length}`;
+      if (!cache.has(key)) {
+        cache.set(key, logitsOf(Array.from({ length: width }, (_, i) => tokenAt(start + i)), model, sizes));
+      }
       const row = cache.get(key)[n - 1 - start];
-      const expected = tokens[n];
+      const expected = tokenAt(n);
       const margin = row[expected] - row[1 - expected];
       checked += 1;
       minMargin = Math.min(minMargin, margin);
@@ -331,16 +395,38 @@ export function verify(maxLen = VERIFY_MAX_LEN, model = MODEL) {
 
 /** `handtf.format_number`: rounded to `digits` decimals without trailing zeros; 1e6 and above as %g. */
 export function formatNumber(value, digits = 3) {
+  if (typeof value !== "number") throw new TypeError(`value must be a number, got ${describe(value)}`);
+  if (!Number.isInteger(digits) || digits < 0 || digits > 20) {
+    throw new Error(`digits must be an integer from 0 to 20, got ${describe(digits)}`);
+  }
   if (!Number.isFinite(value)) return Number.isNaN(value) ? "nan" : value > 0 ? "inf" : "-inf";
   if (Math.abs(value) >= 1e6) {
-    const [mantissa, exponent] = value.toExponential(digits - 1).split("e");
+    const [mantissa, exponent] = toEven(value.toExponential(Math.max(digits, 1) - 1), value, Math.max(digits, 1), true).split("e");
     const trimmed = mantissa.includes(".") ? mantissa.replace(/0+$/, "").replace(/\.$/, "") : mantissa;
     const sign = exponent[0] === "-" ? "-" : "+";
     return `${trimmed}e${sign}${exponent.replace(/^[+-]/, "").padStart(2, "0")}`;
   }
-  let text = value.toFixed(digits);
+  let text = toEven(value.toFixed(digits), value, digits, false);
   if (text.includes(".")) text = text.replace(/0+$/, "").replace(/\.$/, "");
   return text === "-0" ? "0" : text;
+}
+
+// Python rounds a tie (a float exactly halfway, as 0.0625 to 3 decimals) to even; toFixed and
+// toExponential round it away from zero. `rounded` is their text; on a tie whose kept digit would be
+// odd, the value cut toward zero is written instead. `keep` counts decimals, or significant digits.
+function toEven(rounded, value, keep, significant) {
+  const magnitude = Math.abs(value);
+  // every digit of the float (a float that can tie at these places ends within 100 decimals)
+  const exact = magnitude < 1e21 ? magnitude.toFixed(100).replace(/\.?0+$/, "") : BigInt(magnitude).toString();
+  const [whole, fraction = ""] = exact.split(".");
+  // significant digits: |value| >= 1e6 here, so the digits start with the whole part
+  const digits = significant ? whole + fraction : whole + fraction.padEnd(keep, "0");
+  const kept = significant ? keep : whole.length + keep; // how many of `digits` are kept
+  if (digits.slice(kept).replace(/0+$/, "") !== "5") return rounded; // not a tie
+  if (Number(digits[kept - 1]) % 2 !== 0) return rounded; // away from zero is to even here
+  const sign = value < 0 ? "-" : "";
+  if (significant) return `${sign}${digits[0]}${keep > 1 ? `.${digits.slice(1, keep)}` : ""}e+${whole.length - 1}`;
+  return `${sign}${whole}${keep ? `.${digits.slice(whole.length, kept)}` : ""}`;
 }
 
 /** The figures' cell text: a true minus sign, and 1e+10 written 1e10. */
@@ -394,7 +480,8 @@ deepFreeze(MODEL); // shared by every caller: nobody may change the hand-set wei
 if (typeof window !== "undefined") {
   window.handtf = Object.freeze({
     MODEL, LG, N_CTX, CHARS, EMBED_LABELS, TOKEN_LABELS, QKV_LABELS, TRACE_NAMES, VERIFY_MAX_LEN,
-    buildModel, gpt, trace, verify, predict, complete, nextTokenProbs, tokenize, contextWindow, checkModel,
+    MAX_NEW_TOKENS, MAX_LEN, argmax,
+    buildModel, gpt, trace, verify, predict, complete, nextTokenProbs, tokenize, contextWindow, checkModel, checkFiniteModel,
     formatNumber, cellText, divergingNorm, cellColours,
   });
 }

@@ -42,7 +42,12 @@ const TEXT = {
     empty: "Type at least one letter, a or b.",
     notNumber: (text) => `“${text}” is not a number; type one such as 1024, -1 or 0.5.`,
     badLg: (text) => `Lg must be a number greater than 0, got “${text}”.`,
-    badMaxLen: (text) => `The length must be a whole number from 2 to 300, got “${text}”.`,
+    lgOverflow: (text) => `Lg = ${text} is too large: the model's numbers would overflow (stop being finite). Try a smaller one.`,
+    tooLarge: (text) => `“${text}” is too large: a weight must be a finite number, at most about 1.8e308.`,
+    notFinite: "With these weights the model's numbers are no longer finite (they overflow), so it predicts nothing. Make a weight smaller or reset.",
+    thirds: "Columns of c_attn",
+    all: "all",
+    badMaxLen: (text) => `The length must be a whole number from 2 to ${MAX_LEN_LIMIT}, got “${text}”.`,
     badLink: (part) => `This link's “${part}” was not understood and is ignored.`,
     // a weight cell is named by what it shows: its value first (the visible text), then where it is
     cell: (name, row, col, value) => `${value}, ${name}, row ${row}, column ${col}`,
@@ -78,7 +83,12 @@ const TEXT = {
     empty: "请至少输入一个字母 a 或 b。",
     notNumber: (text) => `“${text}”不是数字；请输入 1024、-1 或 0.5 这样的数。`,
     badLg: (text) => `Lg 必须是大于 0 的数，而这里是“${text}”。`,
-    badMaxLen: (text) => `长度必须是 2 到 300 之间的整数，而这里是“${text}”。`,
+    lgOverflow: (text) => `Lg = ${text} 太大：模型算出的数会溢出（不再是有限数）。请换一个小一些的值。`,
+    tooLarge: (text) => `“${text}”太大：权重必须是有限数，最大约为 1.8e308。`,
+    notFinite: "用这些权重，模型算出的数不再是有限数（溢出了），因此它无法预测。请把某个权重改小，或恢复原值。",
+    thirds: "c_attn 显示的列",
+    all: "全部",
+    badMaxLen: (text) => `长度必须是 2 到 ${MAX_LEN_LIMIT} 之间的整数，而这里是“${text}”。`,
     badLink: (part) => `链接中的“${part}”无法识别，已忽略。`,
     cell: (name, row, col, value) => `${value}，${name}，${row} 行，${col} 列`,
     bias: "偏置",
@@ -108,7 +118,7 @@ function language() {
   return (document.documentElement.lang || "en").toLowerCase().startsWith("zh") ? "zh" : "en";
 }
 
-function escape(text) {
+export function escape(text) {
   return String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 }
 
@@ -147,25 +157,64 @@ function modelOf(state) {
   return model;
 }
 
-function parseNumber(text) {
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
+/** A typed number (a true minus sign allowed) as a finite float; null if it is not one. */
+export function parseNumber(text) {
   const trimmed = String(text).trim().replace(/\u2212/g, "-");
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(trimmed)) return null;
+  if (!NUMBER.test(trimmed)) return null;
   const value = Number(trimmed);
   return Number.isFinite(value) ? value : null;
 }
 
+/** Written as a number but beyond float64 (1e400): true. */
+function tooLarge(text) {
+  return NUMBER.test(String(text).trim().replace(/\u2212/g, "-")) && parseNumber(text) === null;
+}
+
+/** A number as a link writes it: the shortest text that reads back as the same float, with + escaped. */
+function linkNumber(value) {
+  return encodeURIComponent(String(value));
+}
+
+/** A number from a link: an unescaped + (1e+21 in an old link) reaches us as a space. */
+function readLinkNumber(text) {
+  return parseNumber(String(text ?? "").replace(/ /g, "+"));
+}
+
+/** Lg as the field shows it: the float the model uses, written so that it reads back exactly. */
+function lgText(lg) {
+  return String(lg);
+}
+
+/** An Lg from the slider (2 ** position), rounded to the 6 significant digits the field then shows. */
+function sliderLg(position) {
+  return Number((2 ** position).toPrecision(6));
+}
+
+// The Lg of a valid model (a number > 0 whose model stays finite), or the message that refuses it.
+function checkLgValue(value, text, t) {
+  if (value === null || !(value > 0)) return { error: t.badLg(text) };
+  try {
+    H.buildModel(value);
+  } catch {
+    return { error: t.lgOverflow(text) };
+  }
+  return { value };
+}
+
 /** The state in a URL query, and back. Only what differs from the hand-set model is written. */
-function stateToQuery(state) {
+export function stateToQuery(state) {
   const defaults = defaultState();
   const parts = [];
   if (state.context !== defaults.context) parts.push(`context=${encodeURIComponent(state.context)}`);
-  if (state.lg !== defaults.lg) parts.push(`lg=${state.lg}`);
+  if (state.lg !== defaults.lg) parts.push(`lg=${linkNumber(state.lg)}`);
   if (state.maxLen !== defaults.maxLen) parts.push(`max_len=${state.maxLen}`);
-  if (state.edits.size) parts.push(`edit=${[...state.edits].map(([k, v]) => `${k}:${v}`).join(",")}`);
+  if (state.edits.size) parts.push(`edit=${[...state.edits].map(([k, v]) => `${k}:${linkNumber(v)}`).join(",")}`);
   return parts.length ? `?${parts.join("&")}` : "";
 }
 
-function stateFromQuery(search, t) {
+export function stateFromQuery(search, t) {
   const state = defaultState();
   const problems = [];
   const params = new URLSearchParams(search);
@@ -179,18 +228,18 @@ function stateFromQuery(search, t) {
     }
   }
   if (params.has("lg")) {
-    const lg = parseNumber(params.get("lg"));
-    if (lg !== null && lg > 0) state.lg = lg;
-    else problems.push(t.badLink(`lg=${params.get("lg")}`));
+    const { value, error } = checkLgValue(readLinkNumber(params.get("lg")), params.get("lg"), t);
+    if (error) problems.push(`${t.badLink(`lg=${params.get("lg")}`)} ${error}`);
+    else state.lg = value;
   }
   if (params.has("max_len")) {
-    const maxLen = parseNumber(params.get("max_len"));
+    const maxLen = readLinkNumber(params.get("max_len"));
     if (Number.isInteger(maxLen) && maxLen >= 2 && maxLen <= MAX_LEN_LIMIT) state.maxLen = maxLen;
     else problems.push(t.badLink(`max_len=${params.get("max_len")}`));
   }
   for (const item of (params.get("edit") || "").split(",").filter(Boolean)) {
     const [key, text] = item.split(":");
-    const value = parseNumber(text ?? "");
+    const value = readLinkNumber(text);
     if (parseKey(key) && value !== null) state.edits.set(key, value);
     else problems.push(t.badLink(item));
   }
@@ -394,8 +443,8 @@ function lgControl(t, lg) {
   return (
     `<div class="handtf-field"><label for="${number}">${t.lg}</label> ` +
     `<input id="${slider}" class="handtf-lg-slider" type="range" min="${LG_STEPS.min}" max="${LG_STEPS.max}" step="${LG_STEPS.step}" ` +
-    `value="${Math.log2(lg)}" aria-label="${t.lgSlider}" aria-valuetext="Lg = ${H.formatNumber(lg)}"> ` +
-    `<input id="${number}" class="handtf-lg" type="text" inputmode="decimal" value="${H.formatNumber(lg)}" size="8" spellcheck="false"></div>`
+    `value="${Math.log2(lg)}" aria-label="${t.lgSlider}" aria-valuetext="Lg = ${lgText(lg)}"> ` +
+    `<input id="${number}" class="handtf-lg" type="text" inputmode="decimal" value="${lgText(lg)}" size="8" spellcheck="false"></div>`
   );
 }
 
@@ -429,10 +478,10 @@ function readContext(input, t) {
 }
 
 function readLg(input, t) {
-  const value = parseNumber(input.value);
-  if (value === null || !(value > 0)) {
+  const { value, error } = checkLgValue(parseNumber(input.value), input.value, t);
+  if (error) {
     input.setAttribute("aria-invalid", "true");
-    return { error: t.badLg(input.value) };
+    return { error };
   }
   input.removeAttribute("aria-invalid");
   return { value };
@@ -484,13 +533,13 @@ function wireLg(root, t, state, render) {
   const field = root.querySelector(".handtf-lg");
   function show(lg, moveSlider) {
     state.lg = lg;
-    field.value = H.formatNumber(lg);
+    field.value = lgText(lg);
     field.removeAttribute("aria-invalid");
     if (moveSlider) slider.value = String(Math.log2(lg));
-    slider.setAttribute("aria-valuetext", `Lg = ${H.formatNumber(lg)}`);
+    slider.setAttribute("aria-valuetext", `Lg = ${lgText(lg)}`);
   }
   slider.addEventListener("input", () => {
-    show(2 ** Number(slider.value), false);
+    show(sliderLg(Number(slider.value)), false);
     say(root, "");
     render();
   });
@@ -561,7 +610,7 @@ function gridKeyboard(container, onCommit, t, root) {
         const value = parseNumber(input.value);
         if (value === null) {
           input.setAttribute("aria-invalid", "true");
-          say(root, t.notNumber(input.value), t.stale);
+          say(root, (tooLarge(input.value) ? t.tooLarge : t.notNumber)(input.value), t.stale);
           return false;
         }
         done = true;
@@ -605,14 +654,15 @@ function gridKeyboard(container, onCommit, t, root) {
     const row = +cell.dataset.row;
     const col = +cell.dataset.col;
     const find = (r, c) => grid.querySelector(`td[data-row="${r}"][data-col="${c}"]`);
-    const last = cells(grid).at(-1);
+    const inRow = [...grid.querySelectorAll(`td[data-row="${row}"]`)].filter(shown); // c_attn may show one third
+    const at = inRow.indexOf(cell);
     const moves = {
       ArrowUp: () => find(row - 1, col),
       ArrowDown: () => find(row + 1, col),
-      ArrowLeft: () => find(row, col - 1),
-      ArrowRight: () => find(row, col + 1),
-      Home: () => find(row, 0),
-      End: () => find(row, +last.dataset.col),
+      ArrowLeft: () => inRow[at - 1],
+      ArrowRight: () => inRow[at + 1],
+      Home: () => inRow[0],
+      End: () => inRow.at(-1),
     };
     if (moves[event.key]) {
       event.preventDefault();
@@ -630,11 +680,56 @@ function gridKeyboard(container, onCommit, t, root) {
   // after a redraw, the grid's tab stop (and the focus, if it was on a cell) stay where they were
   return function restore(hadFocus) {
     for (const grid of container.querySelectorAll("table[role=grid]")) {
-      const target = (focusKey && grid.querySelector(`td[data-key="${focusKey}"]`)) || grid.querySelector("td[data-key]");
+      const focused = focusKey && grid.querySelector(`td[data-key="${focusKey}"]`);
+      const target = (shown(focused) && focused) || cells(grid).find(shown) || grid.querySelector("td[data-key]");
       target.tabIndex = 0;
       if (hadFocus && focusKey && target.dataset.key === focusKey) target.focus({ preventScroll: true });
     }
   };
+}
+
+// ------------------------------------------------------------ c_attn a third at a time (q, k, v), for phones
+
+const THIRDS = ["all", ...QKV_GROUPS.map(([name]) => name)];
+const NARROW = "(max-width: 700px)"; // where the 24 columns of c_attn do not fit
+
+function thirdsControl(t) {
+  const name = newId("thirds");
+  const options = THIRDS.map(
+    (third) => `<label><input type="radio" name="${name}" value="${third}"> ${third === "all" ? t.all : third}</label>`,
+  );
+  return `<fieldset class="handtf-thirds"><legend>${t.thirds}</legend>${options.join(" ")}</fieldset>`;
+}
+
+// the third a link's first c_attn edit is in, so the edited cell shows; on a phone q, else all
+function firstThird(state) {
+  const key = [...state.edits.keys()].find((k) => k.startsWith("c_attn"));
+  if (window.matchMedia && window.matchMedia(NARROW).matches) {
+    return key ? QKV_GROUPS[Math.floor(parseKey(key).col / H.N_EMBED)][0] : "q";
+  }
+  return "all";
+}
+
+function wireThirds(root, weights, initial) {
+  const radios = [...root.querySelectorAll(".handtf-thirds input")];
+  function show(third) {
+    weights.dataset.third = third;
+    for (const radio of radios) radio.checked = radio.value === third;
+    // the grid's tab stop must be a cell that shows
+    const grid = weights.querySelector('[data-name="c_attn"] table[role=grid]');
+    const stop = grid && grid.querySelector('td[tabindex="0"]');
+    if (stop && !shown(stop)) {
+      const first = [...grid.querySelectorAll("td[data-key]")].find(shown);
+      stop.tabIndex = -1;
+      if (first) first.tabIndex = 0;
+    }
+  }
+  for (const radio of radios) radio.addEventListener("change", () => radio.checked && show(radio.value));
+  show(initial);
+}
+
+function shown(cell) {
+  return Boolean(cell) && cell.getClientRects().length > 0;
 }
 
 // ------------------------------------------------------------ the widgets
@@ -658,12 +753,14 @@ function mountPlayground(root, t) {
     `<dt>${t.check}</dt><dd class="handtf-check"></dd></dl>` +
     `<p class="handtf-help">${t.shareHelp}</p>` +
     `<h3 class="handtf-heading">${t.weights}</h3><p id="${weightsHelp}" class="handtf-help">${t.weightsHelp}</p>` +
+    thirdsControl(t) +
     `<div class="handtf-weights handtf-maps" aria-describedby="${weightsHelp}"></div>` +
     `<h3 class="handtf-heading">${t.intermediates}</h3>` +
     `<div class="handtf-intermediates handtf-maps"></div>`;
 
   const maxLenInput = root.querySelector(".handtf-max-len");
   const weights = root.querySelector(".handtf-weights");
+  wireThirds(root, weights, firstThird(state));
   const restore = gridKeyboard(weights, (key, value) => {
     state.edits.set(key, value);
     if (value === baseValue(key)) state.edits.delete(key); // back to the hand-set value: no longer an edit
@@ -680,14 +777,25 @@ function mountPlayground(root, t) {
 
   function render(keepFocus = false) {
     const model = modelOf(state);
-    const trace = H.trace(state.context, model);
-    root.querySelector(".handtf-prediction").textContent = predictionText(t, trace);
-    root.querySelector(".handtf-completion").innerHTML = completionHTML(state.context, model);
-    const checkKey = stateToQuery({ ...state, context: "" }); // the check does not depend on the context
-    const check = root.querySelector(".handtf-check");
-    if (check.dataset.drawn !== checkKey) {
-      check.innerHTML = checkHTML(t, H.verify(state.maxLen, model), state.maxLen);
-      check.dataset.drawn = checkKey;
+    let finite = true;
+    try {
+      H.checkFiniteModel(model);
+    } catch {
+      finite = false; // the edited weights overflow: no prediction, and a message instead of "p = nan"
+    }
+    if (finite) {
+      const trace = H.trace(state.context, model);
+      root.querySelector(".handtf-prediction").textContent = predictionText(t, trace);
+      root.querySelector(".handtf-completion").innerHTML = completionHTML(state.context, model);
+      const checkKey = stateToQuery({ ...state, context: "" }); // the check does not depend on the context
+      const check = root.querySelector(".handtf-check");
+      if (check.dataset.drawn !== checkKey) {
+        check.innerHTML = checkHTML(t, H.verify(state.maxLen, model), state.maxLen);
+        check.dataset.drawn = checkKey;
+      }
+      drawMaps(root.querySelector(".handtf-intermediates"), trace, Object.keys(intermediates(trace)));
+    } else {
+      say(root, t.notFinite, t.stale);
     }
     root.querySelector(".handtf-edits").textContent = state.edits.size ? t.edited(state.edits.size) : "";
     const weightsKey = stateToQuery({ ...state, context: "", maxLen: H.VERIFY_MAX_LEN }); // Lg and the edits
@@ -696,7 +804,6 @@ function mountPlayground(root, t) {
       draw(weights, weightMaps(t, state, model));
       weights.dataset.drawn = weightsKey;
     }
-    drawMaps(root.querySelector(".handtf-intermediates"), trace, Object.keys(intermediates(trace)));
     if (redrawWeights) restore(keepFocus); // last: focusing lays the page out, once every change is made
     clearTimeout(urlUpdate); // the address bar follows once the edits pause (browsers limit how often it may change)
     urlUpdate = setTimeout(showStateInURL, URL_DELAY_MS);
