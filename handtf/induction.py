@@ -203,8 +203,8 @@ class InductionCheck:
         return all(n == self.covered for n in self.correct.values())
 
     def __repr__(self):
-        lines = [f"InductionCheck({''.join(self.chars)!r}, n_ctx={self.n_ctx}): {self.sequences:,} sequences, "
-                 f"{self.positions:,} positions, {self.covered:,} covered by the rule"]
+        lines = [f"InductionCheck({''.join(self.chars)!r}, n_ctx={self.n_ctx}):",
+                 f"  {self.sequences:,} sequences, {self.positions:,} positions, {self.covered:,} covered by the rule"]
         for name in self.correct:
             lines.append(f"  {name}: {self.correct[name]:,} of {self.covered:,} right, "
                          f"smallest margin {self.min_margin[name]:g}")
@@ -233,7 +233,8 @@ def verify_induction(model=None, dtypes=(np.float32, np.float64)):
     and compare its prediction at every covered position with the rule.
 
     >>> verify_induction(induction_head("abc", n_ctx=8))
-    InductionCheck('abc', n_ctx=8): 9,840 sequences, 73,812 positions, 45,822 covered by the rule
+    InductionCheck('abc', n_ctx=8):
+      9,840 sequences, 73,812 positions, 45,822 covered by the rule
       float32: 45,822 of 45,822 right, smallest margin 1023
       float64: 45,822 of 45,822 right, smallest margin 1023
     """

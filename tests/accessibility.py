@@ -31,6 +31,8 @@ from urllib.parse import urlparse
 
 import pytest
 
+from browsing import TWO_FRAMES
+
 AXE_VERSION = "4.14.1"  # the npm package axe-core; to update: npm pack axe-core@VERSION, copy axe.min.js and the licenses
 AXE = Path(__file__).parent / "vendor" / "axe-core"
 TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
@@ -88,6 +90,7 @@ def axe_report(crawl):
         page = visit.page
         report[url, "light"] = violations(page)
         page.evaluate(TOGGLE, "__palette_1")
+        page.evaluate(TWO_FRAMES)  # the widgets take the scheme's colours on the next frame
         try:
             report[url, "dark"] = violations(page, DARK_RULES)
         finally:

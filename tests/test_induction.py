@@ -140,7 +140,8 @@ def test_command_line():
     sequences, positions, covered = counts(2, 5)
     assert (result.returncode, result.stderr) == (0, "")
     assert result.stdout.splitlines() == [
-        f"InductionCheck('ab', n_ctx=5): {sequences} sequences, {positions} positions, {covered} covered by the rule",
+        "InductionCheck('ab', n_ctx=5):",
+        f"  {sequences} sequences, {positions} positions, {covered} covered by the rule",
         f"  float32: {covered} of {covered} right, smallest margin 1023",
         f"  float64: {covered} of {covered} right, smallest margin 1023",
     ]
