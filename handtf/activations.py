@@ -22,7 +22,7 @@ import numpy as np
 from .checks import check_array, check_dout, check_scores, checked
 
 
-@checked
+@checked(x=check_array)
 # --8<-- [start:gelu]
 # [...] -> [...]
 def gelu(x):
@@ -40,7 +40,7 @@ def gelu(x):
 # --8<-- [end:gelu]
 
 
-@checked
+@checked(forward=gelu)
 # --8<-- [start:gelu_backward]
 # [...], [...] -> [...]
 def gelu_backward(dout, x):
@@ -58,7 +58,7 @@ def gelu_backward(dout, x):
 # --8<-- [end:gelu_backward]
 
 
-@checked
+@checked(x=check_array)
 # --8<-- [start:relu]
 # [...] -> [...]
 def relu(x):
@@ -71,7 +71,7 @@ def relu(x):
 # --8<-- [end:relu]
 
 
-@checked
+@checked(forward=relu)
 # --8<-- [start:relu_backward]
 # [...], [...] -> [...]
 def relu_backward(dout, x):
@@ -87,7 +87,7 @@ def relu_backward(dout, x):
 ACTIVATION_BACKWARD = {gelu: gelu_backward, relu: relu_backward}  # what ffn_backward may call
 
 
-@checked(quiet=True)
+@checked(quiet=True, x=check_scores)
 # --8<-- [start:softmax]
 # [..., n] -> [..., n]
 def softmax(x):
@@ -126,7 +126,7 @@ def softmax_backward(dout, probs):
 # --8<-- [end:softmax_backward]
 
 
-@checked(quiet=True)
+@checked(quiet=True, x=check_scores)
 # --8<-- [start:log_softmax]
 # [..., n] -> [..., n]
 def log_softmax(x):
@@ -143,34 +143,9 @@ def log_softmax(x):
 # --8<-- [end:log_softmax]
 
 
-# The boundary (see handtf.checks): what each function above accepts.
-
-
-def check_gelu(x):
-    return {"x": check_array("x", x)}
-
-
-check_relu = check_gelu
-
-
-def check_softmax(x):
-    return {"x": check_scores("x", x)}
-
-
-check_log_softmax = check_softmax
-
-
-# A backward function takes what its forward function takes, plus ``dout`` shaped like the forward output.
+# The boundary (see handtf.checks): what softmax_backward accepts.
 
 
 def check_softmax_backward(dout, probs):
     probs = check_array("probs", probs, min_ndim=1)
     return {"dout": check_dout(dout, probs.shape), "probs": probs}
-
-
-def check_gelu_backward(dout, x):
-    x = check_array("x", x)
-    return {"dout": check_dout(dout, x.shape), "x": x}
-
-
-check_relu_backward = check_gelu_backward

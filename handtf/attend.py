@@ -21,7 +21,6 @@ from .activations import softmax, softmax_backward
 from .checks import (
     check_array,
     check_dense,
-    check_dout,
     check_mask,
     check_n_head,
     checked,
@@ -80,7 +79,7 @@ def attention(q, k, v, mask=0.0):
 # --8<-- [end:attention]
 
 
-@checked
+@checked(forward=attention)
 # --8<-- [start:attention_backward]
 # [..., n_q, d_v], [..., n_q, d_k], [..., n_k, d_k], [..., n_k, d_v],
 #   [n_q, n_k] -> dq, dk, dv
@@ -171,7 +170,7 @@ def attend_heads(q, k, v, n_head, mask=None):
 # --8<-- [end:attend_heads]
 
 
-@checked
+@checked(forward=attend_heads)
 # --8<-- [start:attend_heads_backward]
 # [..., n_q, d_v], [..., n_q, d], [..., n_k, d], [..., n_k, d_v], n_head,
 #   [n_q, n_k] -> dq, dk, dv
@@ -218,7 +217,7 @@ def mha(x, c_attn, c_proj, n_head):
 # --8<-- [end:mha]
 
 
-@checked
+@checked(forward=mha)
 # --8<-- [start:mha_backward]
 # [..., n_seq, n_embd], [..., n_seq, n_embd]
 #   -> [..., n_seq, n_embd], {"c_attn": ..., "c_proj": ...}
@@ -269,7 +268,7 @@ def multi_head_attention(x, memory, c_q, c_k, c_v, c_proj, n_head, mask=None):
 # --8<-- [end:multi_head_attention]
 
 
-@checked
+@checked(forward=multi_head_attention)
 # --8<-- [start:multi_head_attention_backward]
 # [..., n_q, n_embd], [..., n_q, n_embd], [..., n_k, n_mem]
 #   -> [..., n_q, n_embd], [..., n_k, n_mem], {"c_q": ..., ...}
@@ -322,16 +321,15 @@ def check_query_key(q, k, v=None):
     return q, k, v, batch + (q.shape[-2], k.shape[-2])
 
 
-def check_attention_weights(q, k, mask):
-    q, k, _, scores_shape = check_query_key(q, k)
-    mask = check_mask(mask, scores_shape)
-    return {"q": q, "k": k, "mask": 0.0 if mask is None else mask}
-
-
 def check_attention(q, k, v, mask):
     q, k, v, scores_shape = check_query_key(q, k, v)
-    mask = check_mask(mask, scores_shape)
-    return {"q": q, "k": k, "v": v, "mask": 0.0 if mask is None else mask}
+    if mask is None:
+        raise TypeError("mask must be an additive mask that broadcasts to [..., n_q, n_k] (0.0 for none), got None")
+    return {"q": q, "k": k, "v": v, "mask": check_mask(mask, scores_shape)}
+
+
+def check_attention_weights(q, k, mask):
+    return {name: value for name, value in check_attention(q, k, None, mask).items() if name != "v"}
 
 
 def check_split_heads(x, n_head):
@@ -347,9 +345,7 @@ def check_attend_heads(q, k, v, n_head, mask):
     q, k, v, scores_shape = check_query_key(q, k, v)
     n_head = check_n_head(n_head, q.shape[-1], name="d_k, the last axis of q and k")
     check_n_head(n_head, v.shape[-1], name="d_v, the last axis of v")
-    if mask is not None and np.ndim(mask) < 2:
-        raise ValueError(f"mask must have shape [..., n_q, n_k], got shape {np.shape(mask)}")
-    return {"q": q, "k": k, "v": v, "n_head": n_head, "mask": check_mask(mask, scores_shape)}
+    return {"q": q, "k": k, "v": v, "n_head": n_head, "mask": check_mask(mask, scores_shape, min_ndim=2)}
 
 
 def check_self_attention(x, c_attn, c_proj):
@@ -364,8 +360,8 @@ def check_self_attention(x, c_attn, c_proj):
 
 
 def check_mha(x, c_attn, c_proj, n_head):
-    checked_args = check_self_attention(x, c_attn, c_proj)
-    return checked_args | {"n_head": check_n_head(n_head, checked_args["x"].shape[-1])}
+    args = check_self_attention(x, c_attn, c_proj)
+    return args | {"n_head": check_n_head(n_head, args["x"].shape[-1])}
 
 
 def check_multi_head_attention(x, memory, c_q, c_k, c_v, c_proj, n_head, mask):
@@ -375,8 +371,6 @@ def check_multi_head_attention(x, memory, c_q, c_k, c_v, c_proj, n_head, mask):
         batch = np.broadcast_shapes(x.shape[:-2], memory.shape[:-2])
     except ValueError:
         raise ValueError(f"the batch axes of x {x.shape} and memory {memory.shape} do not broadcast") from None
-    if mask is not None and np.ndim(mask) < 2:
-        raise ValueError(f"mask must have shape [..., n_q, n_k], got shape {np.shape(mask)}")
     return {
         "x": x,
         "memory": memory,
@@ -385,33 +379,6 @@ def check_multi_head_attention(x, memory, c_q, c_k, c_v, c_proj, n_head, mask):
         "c_v": check_dense("c_v", c_v, n_mem, n_embd),
         "c_proj": check_dense("c_proj", c_proj, n_embd, n_embd),
         "n_head": check_n_head(n_head, n_embd),
-        "mask": check_mask(mask, batch + (x.shape[-2], memory.shape[-2])),
+        "mask": check_mask(mask, batch + (x.shape[-2], memory.shape[-2]), min_ndim=2),
     }
 
-
-# A backward function takes what its forward function takes, plus ``dout`` shaped like the forward output.
-
-
-def output_shape(q, v):
-    """The shape of ``attention(q, k, v)``: the broadcast batch axes, ``n_q``, ``d_v``."""
-    return np.broadcast_shapes(q.shape[:-2], v.shape[:-2]) + (q.shape[-2], v.shape[-1])
-
-
-def check_attention_backward(dout, q, k, v, mask):
-    args = check_attention(q, k, v, mask)
-    return args | {"dout": check_dout(dout, output_shape(args["q"], args["v"]))}
-
-
-def check_attend_heads_backward(dout, q, k, v, n_head, mask):
-    args = check_attend_heads(q, k, v, n_head, mask)
-    return args | {"dout": check_dout(dout, output_shape(args["q"], args["v"]))}
-
-
-def check_mha_backward(dout, x, c_attn, c_proj, n_head):
-    args = check_mha(x, c_attn, c_proj, n_head)
-    return args | {"dout": check_dout(dout, args["x"].shape)}
-
-
-def check_multi_head_attention_backward(dout, x, memory, c_q, c_k, c_v, c_proj, n_head, mask):
-    args = check_multi_head_attention(x, memory, c_q, c_k, c_v, c_proj, n_head, mask)
-    return args | {"dout": check_dout(dout, output_shape(args["x"], args["x"]))}

@@ -1,29 +1,28 @@
 """Checking arguments at the boundary, so that the functions the pages show are only the math.
 
 Every public function of handtf is decorated with :func:`checked`. When it is
-called from outside the package, the decorator first runs the module's
-``check_<name>`` function on the arguments: it raises a ``ValueError`` or
-``TypeError`` that names the argument, what it got and what is allowed. A
-check only reads and validates: it may return the arguments as the function
-takes them (a list read as an array), and the function takes exactly that
-from any caller. Calls from inside handtf (``gpt`` calling
-``transformer_block``) skip the check: the outer check already validated
-everything that is passed down, in the form the inner function takes. A
-function handtf calls back (a ``step_fn``, a ``sublayer``) runs as outside
-code again, so its own calls into handtf are checked. Checks keep no state:
-no caches, no hashing.
+called from outside the package, the decorator first reads its arguments: it
+raises a ``ValueError`` or ``TypeError`` that names the argument, what it got
+and what is allowed, and hands the function the arguments as read (a list as
+an array, integers as float64). handtf's own calls pass arguments in that
+form and skip the reading, so a function takes the same inputs from any
+caller. A function handtf calls back (a ``step_fn``) runs as outside code
+again. Reading keeps no state: no caches, no hashing.
 
-A forward entry point may also name a ``result`` guard (``gpt``, ``gpt2``,
-``loss_and_grads``, the encoder-decoder's passes, ``train``): it runs on
-every call, from any caller, and refuses an output that is not finite, so
-finite weights whose logits overflow get a clear error instead of NaN.
-
-The functions below read each kind of argument one way: a number
-(:func:`check_real`), a count (:func:`check_int_range`), a size
-(:func:`check_size`, at most :data:`MAX_ELEMENTS` numbers, checked before
-anything is allocated), an array of reals (:func:`check_array`), token ids
-(:func:`check_ids`), a seed (:func:`check_seed`), and a weight dict of each
-layout (``handtf.layouts.check_tree`` with the layout's shapes).
+A function's arguments are read in one place, its decorator:
+``@checked(x=check_array)`` names each argument's reader;
+``@checked(forward=linear)`` reads a backward function's arguments as its
+forward function does, and ``dout`` as an array of the forward output's
+shape; the module's ``check_<name>``, if there is one, then checks what
+relates the arguments (a mask that broadcasts to the scores). Each kind of
+argument has one reader here: a number (``check_real``), a count
+(``check_int_range``), a size (``check_size``: at most :data:`MAX_ELEMENTS`
+numbers, checked before anything is allocated), an array of reals
+(``check_array``), token ids (``check_ids``), a seed (``check_seed``), and
+a weight dict of each layout (:mod:`handtf.layouts`). A ``result`` guard
+(``gpt``, the losses, ``train``, ...) runs on every call and refuses an
+output that is not finite, so weights whose logits overflow get a clear
+error instead of NaN.
 
 >>> from handtf import softmax
 >>> softmax([0.0, float("nan")])
@@ -44,33 +43,33 @@ import numpy as np
 _state = threading.local()  # .inside is True while handtf code runs on behalf of a checked call
 
 MAX_ELEMENTS = 10**8
-"""The most numbers an array handtf allocates from a size argument may hold (800 MB in float64).
-
-A size, shape or count that would need more is refused before anything is allocated.
-"""
+"""The most numbers an array handtf allocates from a size argument may hold (800 MB in float64): more is refused first."""
 
 
-def checked(function=None, *, result=None, quiet=False):
-    """Run ``check_<name>`` from ``function``'s module on the arguments of every outside call.
+def checked(function=None, *, result=None, quiet=False, forward=None, **readers):
+    """Read the arguments of every outside call of ``function`` (see the module's introduction).
 
-    The check receives every argument by name (defaults filled in) and returns
-    ``None`` or a dict of arguments to replace. ``result(value, arguments)``,
-    if given, runs after every call (inside ones too) with numpy's overflow
-    warnings off, and raises if the value is not usable (not finite).
-    ``quiet`` turns numpy's overflow warnings off in a function where an
-    overflow rounds to the right answer (``x - max`` of ``[1e308, -1e308]`` is
-    ``-inf``, whose ``exp`` is the right 0).
+    ``readers``: ``read(name, value)`` for some arguments; ``forward``: the
+    forward function of a backward one; then the module's ``check_<name>``,
+    if any, takes every argument by name and returns ``None`` or a dict of
+    arguments as read. ``result(value, arguments)`` runs after every call
+    (inside ones too) with numpy's overflow warnings off, and raises if the
+    value is not finite. ``quiet`` turns the warnings off where an overflow
+    rounds to the right answer (``exp(-inf)`` is the right 0).
     """
     if function is None:
-        return functools.partial(checked, result=result, quiet=quiet)
+        return functools.partial(checked, result=result, quiet=quiet, forward=forward, **readers)
     signature = inspect.signature(function)
-    check_name = f"check_{function.__name__}"
+
+    def check(**arguments):
+        read = check_backward(forward, arguments) if forward else {}
+        read |= {name: reader(name, arguments[name]) for name, reader in readers.items()}
+        relate = getattr(sys.modules[function.__module__], f"check_{function.__name__}", None)
+        return read | ((relate(**(arguments | read)) or {}) if relate else {})
 
     def run(arguments):
-        if result is None and not quiet:
-            return function(**arguments)
         if result is None:
-            with np.errstate(over="ignore", invalid="ignore"):
+            with np.errstate(**({"over": "ignore", "invalid": "ignore"} if quiet else {})):
                 return function(**arguments)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             value = function(**arguments)
@@ -82,31 +81,39 @@ def checked(function=None, *, result=None, quiet=False):
 
     @functools.wraps(function)
     def checked_call(*args, **kwargs):
-        if getattr(_state, "inside", False):
-            if result is None and not quiet:
-                return function(*args, **kwargs)
-            bound = signature.bind(*args, **kwargs)
-            bound.apply_defaults()
-            return run(bound.arguments)
+        if getattr(_state, "inside", False) and result is None and not quiet:
+            return function(*args, **kwargs)
         try:
             bound = signature.bind(*args, **kwargs)
         except TypeError as error:
             raise TypeError(f"{function.__name__}(): {error}") from None
         bound.apply_defaults()
-        check = getattr(sys.modules[function.__module__], check_name)
+        if getattr(_state, "inside", False):
+            return run(bound.arguments)
         try:
-            fixed = check(**bound.arguments)
+            arguments = bound.arguments | (check(**bound.arguments) or {})
         except (ValueError, TypeError) as error:
             raise error.with_traceback(None) from None  # the message is the whole story: no frames of the check
-        arguments = bound.arguments | (fixed or {})
         _state.inside = True
         try:
             return run(arguments)
         finally:
             _state.inside = False
 
-    checked_call.check_name = check_name
+    checked_call.check = check
     return checked_call
+
+
+def check_backward(forward, arguments):
+    """A backward function's arguments: its forward function's, read as it reads them, and ``dout`` of its output's shape."""
+    read = {**arguments, **(forward.check(**{n: arguments[n] for n in inspect.signature(forward).parameters}) or {})}
+    _state.inside = True
+    try:
+        with np.errstate(all="ignore"):
+            shape = np.shape(forward(**{n: read[n] for n in inspect.signature(forward).parameters}))
+    finally:
+        _state.inside = False
+    return read | {"dout": check_dout(arguments["dout"], shape)}
 
 
 def outside(function):
@@ -130,6 +137,12 @@ def check_callable(name, value):
     return outside(value)
 
 
+def check_rng(name, value):
+    if not isinstance(value, np.random.Generator):
+        raise TypeError(f"{name} must be a np.random.Generator (e.g. np.random.default_rng(0)), got {shown(value)}")
+    return value
+
+
 def shown(value):
     """What an error message says a bad argument was: its repr if short, else its type.
 
@@ -149,33 +162,43 @@ def shown(value):
     return text if len(text) <= 40 and not isinstance(value, (list, tuple, dict)) else f"a {type(value).__name__}"
 
 
-def check_int(name, value):
+def check_int_range(name, value, low=None, high=None, why="", low_why=""):
+    """A count: an integer in ``low..high`` (``None``: no bound); ``why`` and ``low_why`` explain the bounds."""
     if isinstance(value, bool) or not isinstance(value, Integral):
         raise TypeError(f"{name} must be an integer, got {shown(value)}")
-    return int(value)
-
-
-def check_int_range(name, value, low, high=None, why=""):
-    """A count: an integer in ``low..high`` (``high=None``: no upper bound)."""
-    value = check_int(name, value)
-    if value < low:
-        raise ValueError(f"{name} must be at least {low}{why}, got {value}")
+    value = int(value)
+    if low is not None and value < low:
+        raise ValueError(f"{name} must be at least {low}{low_why}, got {value if value.bit_length() < 64 else shown(value)}")
     if high is not None and value > high:
-        got = f"{value:,}" if value.bit_length() < 64 else shown(value)
-        raise ValueError(f"{name} must be at most {high:,}{why}, got {got}")
+        raise ValueError(f"{name} must be at most {high:,}{why}, got {f'{value:,}' if value.bit_length() < 64 else shown(value)}")
     return value
 
 
-def check_positive_int(name, value):
+def check_count(name, value):
+    """A count of at least 1 (steps, heads, a width)."""
     return check_int_range(name, value, 1)
+
+
+def check_positive(name, value):
+    """A real number > 0 (a temperature, a learning-rate factor)."""
+    return check_real(name, value, 0, low_open=True, allowed="a positive finite number")
+
+
+def check_fraction(name, value):
+    """A number in [0, 1): a probability that is not 1 (a rate, a beta, a smoothing)."""
+    return check_real(name, value, 0, 1, high_open=True, allowed="a number in [0, 1)")
+
+
+def optional(reader):
+    """``reader``, or ``None`` left as it is."""
+    return lambda name, value: None if value is None else reader(name, value)
 
 
 def check_seed(name, value):
     """A seed for ``np.random.default_rng``: an integer >= 0 (numpy refuses negative seeds)."""
-    value = check_int(name, value)
-    if value < 0:
+    if check_int_range(name, value) < 0:
         raise ValueError(f"{name} must be at least 0, got {value} (numpy's seeds are whole numbers >= 0)")
-    return value
+    return int(value)
 
 
 def check_size(name, value, per_item=1, low=1, squared=False):
@@ -184,14 +207,8 @@ def check_size(name, value, per_item=1, low=1, squared=False):
     ``squared``: the size makes a square array (``per_item = value``).
     """
     value = check_int_range(name, value, low)
-    per_item = value if squared else per_item
-    if value * per_item > MAX_ELEMENTS:
-        high = math.isqrt(MAX_ELEMENTS) if squared else MAX_ELEMENTS // max(per_item, 1)
-        got = f"{value:,}" if value.bit_length() < 64 else shown(value)
-        raise ValueError(
-            f"{name} must be at most {high:,} (handtf allocates at most MAX_ELEMENTS = {MAX_ELEMENTS:,} numbers), got {got}"
-        )
-    return value
+    high = math.isqrt(MAX_ELEMENTS) if squared else MAX_ELEMENTS // max(per_item, 1)
+    return check_int_range(name, value, low, high, f" (handtf allocates at most MAX_ELEMENTS = {MAX_ELEMENTS:,} numbers)")
 
 
 def check_elements(name, shape):
@@ -199,30 +216,27 @@ def check_elements(name, shape):
     dims = (shape,) if isinstance(shape, Integral) and not isinstance(shape, bool) else shape
     if not isinstance(dims, (tuple, list)) or not all(isinstance(d, Integral) and not isinstance(d, bool) for d in dims):
         raise TypeError(f"{name} must be a shape: an integer or a tuple of integers, got {shown(shape)}")
+    dims = tuple(int(d) for d in dims)
     if any(d < 0 for d in dims):
-        raise ValueError(f"{name} must be a shape of sizes >= 0, got {tuple(int(d) for d in dims)}")
-    if math.prod(int(d) for d in dims) > MAX_ELEMENTS:
-        raise ValueError(
-            f"{name} must hold at most MAX_ELEMENTS = {MAX_ELEMENTS:,} numbers, got a shape of {math.prod(int(d) for d in dims):.3g}"
-        )
-    return tuple(int(d) for d in dims)
+        raise ValueError(f"{name} must be a shape of sizes >= 0, got {dims}")
+    if math.prod(dims) > MAX_ELEMENTS:
+        raise ValueError(f"{name} must hold at most MAX_ELEMENTS = {MAX_ELEMENTS:,} numbers, got a shape of {math.prod(dims):.3g}")
+    return dims
 
 
-def check_real(name, value, low=-math.inf, high=math.inf, low_open=False, allowed=None):
-    """A finite real number in ``[low, high]`` (``(low, high]`` with ``low_open``); ``allowed`` words the error."""
+def check_real(name, value, low=-math.inf, high=math.inf, low_open=False, high_open=False, allowed=None):
+    """A finite real number in ``[low, high]`` (``(low`` with ``low_open``, ``high)`` with ``high_open``); ``allowed`` words the error."""
     if isinstance(value, bool) or not isinstance(value, Real):
         raise TypeError(f"{name} must be a real number, got {shown(value)}")
     try:
         number = float(value)
     except OverflowError:  # a Python int beyond float64
-        number = math.inf if value > 0 else -math.inf
-    if not math.isfinite(number) or number < low or number > high or (low_open and number == low):
+        number = math.inf
+    if not (math.isfinite(number) and low <= number <= high) or number in ((low,) if low_open else ()) + ((high,) if high_open else ()):
         if high < math.inf:
-            bounds = f" in {'(' if low_open else '['}{low:g}, {high:g}]"
-        elif low > -math.inf:
-            bounds = f" {'>' if low_open else '>='} {low:g}"
+            bounds = f" in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
         else:
-            bounds = ""
+            bounds = f" {'>' if low_open else '>='} {low:g}" if low > -math.inf else ""
         raise ValueError(f"{name} must be {allowed or 'a finite number' + bounds}, got {shown(value)}")
     return number
 
@@ -244,11 +258,10 @@ def read_array(name, value, what="an array of real numbers"):
         array = np.asarray(value)
     except (ValueError, OverflowError, TypeError):  # a ragged list
         raise TypeError(f"{name} must be {what}, got a ragged {type(value).__name__} (rows of different lengths)") from None
-    if array.dtype == object and array.ndim == 0:
-        raise TypeError(f"{name} must be {what}, got object values ({shown(value)})")
     if array.dtype == object:
         huge = any(isinstance(v, Integral) and abs(v) > 2**1023 for v in array.flat)
-        raise TypeError(f"{name} must be {what}, got object values" + (" (an integer too large for a float)" if huge else ""))
+        got = f" ({shown(value)})" if array.ndim == 0 else " (an integer too large for a float)" if huge else ""
+        raise TypeError(f"{name} must be {what}, got object values{got}")
     return array
 
 
@@ -256,7 +269,8 @@ def check_array(name, value, ndim=None, min_ndim=0, floating=True, nonempty=True
     """``value`` as a numpy array of real numbers (a list is fine), or a precise error.
 
     ``floating`` turns integers into float64 (and keeps float16/32/64);
-    ``nonempty`` refuses an axis of length 0; ``finite`` refuses NaN and inf;
+    ``nonempty`` refuses an axis of length 0; ``finite`` refuses NaN and inf
+    (``finite="scores"``: NaN and +inf, as -inf hides a score);
     ``shape`` describes the expected shape in error messages (``"[..., n_seq, n_embd]"``).
     """
     array = read_array(name, value)
@@ -264,20 +278,26 @@ def check_array(name, value, ndim=None, min_ndim=0, floating=True, nonempty=True
         raise TypeError(f"{name} must be an array of real numbers, got {array.dtype} values")
     if (ndim is not None and array.ndim != ndim) or array.ndim < min_ndim:
         wanted = shape or ("(" + ", ".join(["n"] * ndim) + ")" if ndim is not None else f"with at least {min_ndim} axes")
-        got = "a scalar" if array.ndim == 0 else f"shape {array.shape}"
-        raise ValueError(f"{name} must have shape {wanted}, got {got}")
+        raise ValueError(f"{name} must have shape {wanted}, got {'a scalar' if array.ndim == 0 else f'shape {array.shape}'}")
     if nonempty and 0 in array.shape:
-        wanted = f"shape {shape} with no empty axis" if shape else "no empty axis"
-        raise ValueError(f"{name} must have {wanted}, got shape {array.shape}")
+        raise ValueError(f"{name} must have {f'shape {shape} with no empty axis' if shape else 'no empty axis'}, got shape {array.shape}")
     if floating and array.dtype.kind != "f":
         array = array.astype(np.float64)
-    if finite and array.dtype.kind == "f" and not np.isfinite(array).all():
-        where = tuple(int(i) for i in np.argwhere(~np.isfinite(array))[0])
-        raise ValueError(f"{name} must not contain NaN or inf, got {array[where]} at index {where}")
+    if finite and array.dtype.kind == "f":
+        bad = np.isnan(array) | (array == np.inf) if finite == "scores" else ~np.isfinite(array)
+        if bad.any():
+            where = tuple(int(i) for i in np.argwhere(bad)[0])
+            allowed = "NaN or +inf" if finite == "scores" else "NaN or inf"
+            raise ValueError(f"{name} must not contain {allowed}, got {array[where]} at index {where}")
     return array
 
 
-def check_ids(name, ids, n_vocab, ndims=(1, 2), n_ctx=None):
+def check_scores(name, x):
+    """Scores ``[..., n]``: -inf hides an entry (a row of only -inf gives NaN, as in numpy), NaN and +inf are refused."""
+    return check_array(name, x, min_ndim=1, finite="scores")
+
+
+def check_ids(name, ids, n_vocab=None, ndims=(1, 2), n_ctx=None):
     """Token ids as an integer array in ``0..n_vocab-1`` with one of ``ndims`` axes (and 1 to ``n_ctx`` in the last)."""
     array = read_array(name, ids, "integer token ids")
     if array.size == 0 and array.dtype.kind == "f":
@@ -291,26 +311,28 @@ def check_ids(name, ids, n_vocab, ndims=(1, 2), n_ctx=None):
         raise ValueError(f"a sequence must hold 1 to {n_ctx} tokens (the context length), got {array.shape[-1]}")
     if array.ndim and array.shape[-1] == 0:
         raise ValueError(f"{name} must hold at least one token, got shape {array.shape}")
-    if array.size and (array.min() < 0 or array.max() >= n_vocab):
+    if array.size and (array.min() < 0 or (n_vocab is not None and array.max() >= n_vocab)):
         bad = array.min() if array.min() < 0 else array.max()
-        raise ValueError(f"{name} must be token ids in 0..{n_vocab - 1} (a vocabulary of {n_vocab}), got {bad}")
+        allowed = f"in 0..{n_vocab - 1} (a vocabulary of {n_vocab})" if n_vocab is not None else ">= 0"
+        raise ValueError(f"{name} must be token ids {allowed}, got {bad}")
     return array.astype(np.int64)
 
 
-def check_finite_result(value, arguments, what="output"):
-    """A result guard: every array in ``value`` (nested tuples, lists, dicts) and every float is finite."""
+def check_finite_result(value, arguments, what="output", source=None):
+    """A result guard: every array in ``value`` (nested tuples, lists, dicts) and every float is finite.
+
+    ``source`` names the argument whose size overflowed (``"logits"``).
+    """
     for path, leaf in _leaves(value, ""):
-        if isinstance(leaf, np.ndarray) and leaf.dtype.kind == "f" and not np.isfinite(leaf).all():
-            where = tuple(int(i) for i in np.argwhere(~np.isfinite(leaf))[0])
-            raise ValueError(
-                f"the {what} is not finite ({leaf[where]} at {path}{list(where)}): the weights are so large that "
-                f"the computation overflows {leaf.dtype}; use smaller weights (or learning rate) or a wider dtype"
-            )
-        if isinstance(leaf, float) and not math.isfinite(leaf):
-            raise ValueError(
-                f"the {what} is not finite ({leaf} at {path or 'the result'}): the computation overflows; "
-                "use smaller weights (or learning rate) or a wider dtype"
-            )
+        if isinstance(leaf, (np.ndarray, float)) and not np.isfinite(leaf).all():
+            where = tuple(int(i) for i in np.argwhere(~np.isfinite(leaf))[0]) if np.ndim(leaf) else ()
+            at = f"{leaf[where]} at {path}{list(where)}" if where else f"{leaf} at {path or 'the result'}"
+            given = np.asarray(arguments[source]) if source else None
+            why = (f"the computation overflows {getattr(leaf, 'dtype', 'float64')}; use smaller weights (or learning rate) "
+                   "or a wider dtype") if source is None else (
+                f"{source} from {given.min():.3g} to {given.max():.3g} give a {what} beyond {given.dtype}'s largest "
+                f"number, {float(np.finfo(given.dtype).max):.3g}; pass {source} closer together or in a wider dtype")
+            raise ValueError(f"the {what} is not finite ({at}): {why}")
 
 
 def _leaves(value, path):
@@ -332,65 +354,53 @@ def finite_logits(logits, arguments):
         )
 
 
-def check_vector(name, vector, size, what):
-    vector = check_array(name, vector, nonempty=False)
-    if vector.shape != (size,):
-        raise ValueError(f"{name} must have shape ({size},) ({what}), got shape {vector.shape}")
-    return vector
-
-
 def check_n_head(n_head, size, name="n_embd, the last axis of x"):
-    n_head = check_positive_int("n_head", n_head)
+    n_head = check_count("n_head", n_head)
     if size % n_head:
         raise ValueError(f"n_head = {n_head} must divide {name} = {size}")
     return n_head
 
 
-def check_mask(mask, scores_shape):
+def check_mask(mask, scores_shape, name="mask", min_ndim=0):
     """An additive mask (0 keeps a key, a large negative number hides it) that broadcasts to the scores.
 
-    ``None`` means no mask. Booleans are refused: "True hides" and "True keeps"
+    ``None`` means no mask; ``min_ndim=2`` asks for ``[..., n_q, n_k]`` (a mask shared by heads). Booleans are refused: "True hides" and "True keeps"
     are both in use elsewhere, so handtf asks for the additive mask that
     ``causal_mask`` and ``padding_mask`` make.
     """
     if mask is None:
         return None
-    if read_array("mask", mask).dtype == bool:
+    if read_array(name, mask).dtype == bool:
         raise TypeError(
-            "mask must be additive (0 keeps a key, a large negative number hides it), got booleans; "
+            f"{name} must be additive (0 keeps a key, a large negative number hides it), got booleans; "
             "make one with padding_mask(key_is_pad) or causal_mask(n_seq)"
         )
-    mask = check_array("mask", mask, nonempty=False)
+    mask = check_array(name, mask, nonempty=False)
+    if mask.ndim < min_ndim:
+        raise ValueError(f"{name} must have shape [..., n_q, n_k], got shape {mask.shape}")
     try:
         fits = np.broadcast_shapes(mask.shape, scores_shape) == tuple(scores_shape)
     except ValueError:
         fits = False
     if not fits:
         raise ValueError(
-            f"mask has shape {mask.shape}, which does not broadcast to the scores' shape {tuple(scores_shape)} ([..., n_q, n_k])"
+            f"{name} has shape {mask.shape}, which does not broadcast to the scores' shape {tuple(scores_shape)} ([..., n_q, n_k])"
         )
     return mask
 
 
-def check_float_dtype(name, dtype):
-    """A numpy floating dtype (float16, float32 or float64)."""
+def check_float_dtype(name, dtype, least=2):
+    """A numpy floating dtype of at least ``least`` bytes (2: float16, float32 or float64; 4: float32 or float64)."""
     try:
         dtype = np.dtype(dtype)
     except TypeError:
         raise TypeError(f"{name} must be a floating-point type such as np.float16/32/64, got {dtype!r}") from None
+    allowed = "float16/32/64" if least < 4 else "float32 or float64"
     if dtype.kind != "f":
-        raise TypeError(f"{name} must be a floating-point type such as float16/32/64, got {dtype}")
+        raise TypeError(f"{name} must be a floating-point type such as {allowed}, got {dtype}")
+    if dtype.itemsize < least:
+        raise TypeError(f"{name} must be {allowed}, got {dtype}")
     return dtype
-
-
-def check_scores(name, x, min_ndim=1):
-    """Scores ``[..., n]``: -inf hides an entry (a row of only -inf gives NaN, as in numpy), NaN and +inf are refused."""
-    x = check_array(name, x, min_ndim=min_ndim, finite=False)
-    bad = np.isnan(x) | (x == np.inf)
-    if bad.any():
-        where = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise ValueError(f"{name} must not contain NaN or +inf, got {x[where]} at index {where}")
-    return x
 
 
 def check_dout(dout, shape):
@@ -401,17 +411,6 @@ def check_dout(dout, shape):
     return dout
 
 
-# The weight layouts (a dense layer, a nested dict of arrays, GPT-2's blocks) live in layouts.py.
-from .layouts import (  # noqa: E402  (layouts reads arrays with the functions above)
-    BLOCK_PARTS,
-    check_dense,
-    check_gpt2_weights,
-    check_keys,
-    check_tree,
-    dense_width,
-    gpt2_block_shapes,
-    layout,
-    names,
-    numbers_in,
-)
-
+# The weight layouts live in layouts.py, which reads arrays with the functions above.
+from .layouts import check_dense, check_gpt2_weights, check_keys, check_tree, dense_width, gpt2_block_shapes, names  # noqa: E402, F401
+from .layouts import numbers_in  # noqa: E402, F401

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .checks import check_float_dtype, check_int, check_positive_int, checked, shown
+from .checks import check_count, check_float_dtype, check_int_range, checked, shown
 from .weights import as_dtype
 
 LG = 1024  # the score of the wanted key, and the logit of the right answer
@@ -270,10 +270,7 @@ class Layout:
 
 def check_pattern(pattern):
     """The sorted alphabet and the shortest period of ``pattern``, or a clear error about what the design cannot take."""
-    if not isinstance(pattern, str):
-        raise TypeError(f"pattern must be a str, got {type(pattern).__name__}")
-    if not pattern:
-        raise ValueError("pattern is empty; give the characters to repeat, e.g. 'aab'")
+    check_text("pattern", pattern)
     for position, char in enumerate(pattern):
         if not char.isprintable() or char.isspace():
             raise ValueError(
@@ -306,8 +303,7 @@ def _check_fits(pattern, chars, k, n_ctx):
             f"{last_characters(k)} of ({name})* are needed to decide the next, one attention head each; "
             f"the design supports at most {GPT2_SMALL['n_head']} (GPT-2 small's heads)"
         )
-    check_int("n_ctx", n_ctx)
-    if not k <= n_ctx <= GPT2_SMALL["n_ctx"]:
+    if not k <= check_int_range("n_ctx", n_ctx) <= GPT2_SMALL["n_ctx"]:
         raise ValueError(
             f"n_ctx must be {k} to {GPT2_SMALL['n_ctx']}: {last_characters(k)} of ({name})* decide "
             f"the next, and GPT-2 small sees at most {GPT2_SMALL['n_ctx']}; got {n_ctx}"
@@ -347,36 +343,34 @@ def describe(model, max_rows=20):
     return "\n".join(lines)
 
 
-def check_text(pattern):
+def check_text(name, pattern):
     """A non-empty str (any characters): what shortest_period and context_needed accept."""
     if not isinstance(pattern, str):
-        raise TypeError(f"pattern must be a str, got {type(pattern).__name__}")
+        raise TypeError(f"{name} must be a str, got {type(pattern).__name__}")
     if not pattern:
         raise ValueError("pattern is empty; give the characters to repeat, e.g. 'aab'")
+    return pattern
 
 
-check_shortest_period = check_context_needed = check_text
+def check_shortest_period(pattern):
+    check_text("pattern", pattern)
+
+
+check_context_needed = check_shortest_period
 
 
 def check_describe(model, max_rows):
     if not isinstance(model, CompiledPattern):
         raise TypeError(f"model must be a CompiledPattern (what compile_pattern returns), got {shown(model)}")
-    return {"max_rows": check_positive_int("max_rows", max_rows)}
+    return {"max_rows": check_count("max_rows", max_rows)}
 
 
 def check_phases(pattern, k):
-    check_text(pattern)
-    k = check_int("k", k)
-    if not 1 <= k <= 10 * len(pattern):
-        raise ValueError(f"k must be 1 to {10 * len(pattern)} (ten periods), got {k}")
-    return {"k": k}
+    return {"k": check_int_range("k", k, 1, 10 * len(check_text("pattern", pattern)), " (ten periods)")}
 
 
 def check_compile_pattern(pattern, n_ctx, dtype):
     chars, pattern = check_pattern(pattern)
     k = context_needed.__wrapped__(pattern)
     _check_fits(pattern, chars, k, k if n_ctx is None else n_ctx)
-    dtype = check_float_dtype("dtype", dtype)
-    if dtype.itemsize < 4:
-        raise TypeError(f"dtype must be float32 or float64, got {dtype}")
-    return {"dtype": dtype}
+    return {"dtype": check_float_dtype("dtype", dtype, least=4)}

@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from .activations import softmax
-from .checks import check_callable, check_int_range, check_positive_int, check_real, check_scores, checked, read_array, shown
+from .checks import check_callable, check_count, check_ids, check_int_range, check_real, check_rng, checked, read_array, shown
 
 
 @checked
@@ -241,12 +241,9 @@ def check_greedy(logits):
     return {"logits": check_logits(logits)}
 
 
-def check_temperature(temperature):
-    return check_real("temperature", temperature, low=0, low_open=True, allowed="a positive finite number")
-
-
 def check_apply_temperature(logits, temperature):
-    logits, temperature = check_logits(logits), check_temperature(temperature)
+    logits = check_logits(logits)
+    temperature = check_real("temperature", temperature, low=0, low_open=True, allowed="a positive finite number")
     with np.errstate(over="ignore"):
         overflows = np.isinf(logits[np.isfinite(logits)] / temperature).any()
     if overflows:
@@ -276,28 +273,23 @@ def check_sampling_distribution(logits, temperature, top_k, top_p):
 
 
 def check_sample(logits, temperature, top_k, top_p, rng):
-    if rng is not None and not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a np.random.Generator (e.g. np.random.default_rng(0)), got {shown(rng)}")
-    return check_sampling_distribution(logits, temperature, top_k, top_p)
+    return check_sampling_distribution(logits, temperature, top_k, top_p) | {"rng": None if rng is None else check_rng("rng", rng)}
 
 
 def check_greedy_search(step_fn, start_tokens, max_len, eos):
     start_tokens = check_start_tokens(start_tokens)
-    if eos is not None and (isinstance(eos, bool) or not isinstance(eos, (int, np.integer))):
-        raise TypeError(f"eos must be None or an integer token id, got {eos!r}")
-    if eos is not None and eos < 0:
-        raise ValueError(f"eos must be a token id >= 0, got {eos}")
+    eos = None if eos is None else int(check_ids("eos", eos, ndims=(0,)))
     return {
         "step_fn": checked_step_fn(step_fn, start_tokens, eos),
         "start_tokens": start_tokens,
-        "max_len": check_positive_int("max_len", max_len),
+        "max_len": check_count("max_len", max_len),
         "eos": eos,
     }
 
 
 def check_beam_search(step_fn, start_tokens, beam_width, max_len, eos, length_penalty):
     return check_greedy_search(step_fn, start_tokens, max_len, eos) | {
-        "beam_width": check_positive_int("beam_width", beam_width),
+        "beam_width": check_count("beam_width", beam_width),
         "length_penalty": check_real("length_penalty", length_penalty, low=0),
     }
 
@@ -305,14 +297,9 @@ def check_beam_search(step_fn, start_tokens, beam_width, max_len, eos, length_pe
 def check_start_tokens(start_tokens):
     if start_tokens is None or isinstance(start_tokens, (str, bytes)):
         raise TypeError(f"start_tokens must be a non-empty list of token ids (e.g. [bos]), got {shown(start_tokens)}")
-    tokens = read_array("start_tokens", start_tokens, "a non-empty list of token ids (e.g. [bos])")
-    if tokens.ndim != 1 or tokens.size == 0:
-        raise ValueError(f"start_tokens must be a non-empty list of token ids (e.g. [bos]), got shape {tokens.shape}")
-    if tokens.dtype == bool or tokens.dtype.kind not in "iu":
-        raise TypeError(f"start_tokens must be integer token ids, got {tokens.dtype} values")
-    if tokens.min() < 0:
-        raise ValueError(f"start_tokens must be token ids >= 0, got {tokens.min()}")
-    return [int(token) for token in tokens]
+    if read_array("start_tokens", start_tokens, "a non-empty list of token ids (e.g. [bos])").size == 0:
+        raise ValueError("start_tokens must be a non-empty list of token ids (e.g. [bos]), got an empty one")
+    return check_ids("start_tokens", start_tokens, ndims=(1,)).tolist()
 
 
 def checked_step_fn(step_fn, start_tokens, eos):

@@ -183,6 +183,8 @@ def verify(max_len=30, model=MODEL, pattern=None):
 
 # The boundary (see handtf.checks): what each function above accepts.
 
+SHORTEST = " (the shortest valid context)"
+
 
 def check_next_token_logits(token_ids, context_lengths, model):
     model = check_model_kind(model)
@@ -214,15 +216,10 @@ def check_evaluate(text, model):
     return {"model": model}
 
 
-def check_max_len(max_len, k, high, why):
-    max_len = check_int_range("max_len", max_len, k, None, " (the shortest valid context)")
-    return check_int_range("max_len", max_len, k, high, why)
-
-
 def check_valid_contexts(max_len, pattern):
     _, pattern = check_pattern(pattern)
     why = " (MAX_LEN_LISTED: valid_contexts's strings take memory that grows with max_len squared)"
-    return {"max_len": check_max_len(max_len, context_needed(pattern), MAX_LEN_LISTED, why), "pattern": pattern}
+    return {"max_len": check_int_range("max_len", max_len, context_needed(pattern), MAX_LEN_LISTED, why, SHORTEST), "pattern": pattern}
 
 
 def check_verify(max_len, model, pattern):
@@ -233,5 +230,5 @@ def check_verify(max_len, model, pattern):
         raise ValueError(
             f"pattern {pattern!r} has characters the model has no token for: {', '.join(map(repr, extra))}"
         )
-    max_len = check_max_len(max_len, context_needed(pattern), MAX_LEN, " (MAX_LEN, verify's upper bound)")
+    max_len = check_int_range("max_len", max_len, context_needed(pattern), MAX_LEN, " (MAX_LEN, verify's upper bound)", SHORTEST)
     return {"max_len": max_len, "model": model, "pattern": pattern}

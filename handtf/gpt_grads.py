@@ -11,7 +11,7 @@ model's layout (a block with ``attn`` only) it takes GPT-2's full block (``ln_1`
 
 import numpy as np
 
-from .checks import check_finite_result, check_gpt2_weights, check_ids, check_n_head, check_real, checked, shown
+from .checks import check_finite_result, check_gpt2_weights, check_ids, check_keys, check_n_head, check_real, checked
 from .loss import cross_entropy_backward, smoothed_targets, soft_cross_entropy
 from .layers import embedding_backward, layer_norm, layer_norm_backward
 from .picogpt import gpt2_block, gpt2_block_backward
@@ -73,9 +73,7 @@ def loss_and_grads(weights, inputs, targets, n_head=1, label_smoothing=0.0):
 
 
 def check_loss_and_grads(weights, inputs, targets, n_head, label_smoothing):
-    if not isinstance(weights, dict) or not {"wte", "wpe", "blocks"} <= set(weights) <= {"wte", "wpe", "blocks", "ln_f"}:
-        got = f"keys {sorted(weights)}" if isinstance(weights, dict) else shown(weights)
-        raise ValueError(f"weights must be a dict with 'wte', 'wpe', 'blocks' and optionally 'ln_f' (GPT-2's layout), got {got}")
+    check_keys("weights", weights, ("wte", "wpe", "blocks"), " (GPT-2's layout)", optional=("ln_f",))
     weights = check_gpt2_weights("weights", **weights)
     (n_vocab, n_embd), n_ctx = weights["wte"].shape, weights["wpe"].shape[0]
     inputs = check_ids("inputs", inputs, n_vocab, n_ctx=n_ctx)

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .attend import attention_weights
-from .checks import check_float_dtype, check_int_range, check_real, checked
+from .checks import check_float_dtype, check_int_range, check_real, check_seed, checked
 from .compiler import GPT2_SMALL, LG
 from .gpt_grads import loss_and_grads
 from .picogpt import gpt2
@@ -353,20 +353,17 @@ def check_induction_head(alphabet, n_ctx, dtype):
         raise ValueError(f"alphabet has {len(alphabet)} characters; the design supports at most "
                          f"{(GPT2_SMALL['n_embd'] - 2) // 2} (2 columns each, plus 2 positions, "
                          f"within GPT-2 small's n_embd = {GPT2_SMALL['n_embd']})")
-    n_ctx = check_int_range("n_ctx", n_ctx, 2, None, " (a repeat needs two positions)")
     n_ctx = check_int_range("n_ctx", n_ctx, 2, most,
                             f" (2 * {len(alphabet)} token columns + n_ctx position columns "
-                            f"must fit GPT-2 small's n_embd = {GPT2_SMALL['n_embd']})")
-    dtype = check_float_dtype("dtype", dtype)
-    if dtype.itemsize < 4:
-        raise TypeError(f"dtype must be float32 or float64, got {dtype}")
-    return {"n_ctx": n_ctx, "dtype": dtype}
+                            f"must fit GPT-2 small's n_embd = {GPT2_SMALL['n_embd']})",
+                            low_why=" (a repeat needs two positions)")
+    return {"n_ctx": n_ctx, "dtype": check_float_dtype("dtype", dtype, least=4)}
 
 
 def check_train_induction(alphabet, n_ctx, steps, seed, batch, lr, std):
     check_induction_head(alphabet, n_ctx, np.float64)
     check_int_range("steps", steps, 1, 100_000, " (a bound that keeps a typo from running for hours)")
-    check_int_range("seed", seed, 0)
+    check_seed("seed", seed)
     check_int_range("batch", batch, 1, 4096)
     check_real("lr", lr, 0, 1, low_open=True)
     check_real("std", std, 0, 10, low_open=True)
@@ -374,7 +371,7 @@ def check_train_induction(alphabet, n_ctx, steps, seed, batch, lr, std):
 
 def check_previous_token_head(v, n_ctx):
     """The alphabet size and n_ctx of a model that fits GPT-2 small (the layer functions' arguments)."""
-    v = check_int_range("v", v, 2, None, " (the alphabet size: a margin needs a wrong token)")
+    v = check_int_range("v", v, 2, low_why=" (the alphabet size: a margin needs a wrong token)")
     n_ctx = check_int_range("n_ctx", n_ctx, 2, GPT2_SMALL["n_embd"] - 2 * v,
                             f" (2 * v + n_ctx columns must fit GPT-2 small's n_embd = {GPT2_SMALL['n_embd']})")
     return {"v": v, "n_ctx": n_ctx}
@@ -412,5 +409,4 @@ def check_verify_induction(model, dtypes):
     if isinstance(dtypes, (str, type, np.dtype)) or not isinstance(dtypes, (tuple, list)) or not dtypes:
         raise TypeError(f"dtypes must be a non-empty tuple of float dtypes, e.g. (np.float32, np.float64), got {dtypes!r}")
     for dtype in dtypes:
-        if check_float_dtype("dtypes", dtype).itemsize < 4:
-            raise TypeError(f"dtypes must be float32 or float64, got {np.dtype(dtype)}")
+        check_float_dtype("dtypes", dtype, least=4)

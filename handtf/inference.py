@@ -141,7 +141,7 @@ def format_explanation(rows, chars=("a", "b")):
 
 def check_context_window(context, model):
     if not isinstance(model, CompiledPattern):
-        model = check_finite_model(model, every_window=False)
+        model = check_finite_model(model)
     chars = alphabet(model)
     if not isinstance(context, str):
         raise TypeError(f"context must be a str of the characters {allowed(chars)}, got {type(context).__name__}")
@@ -156,14 +156,9 @@ def check_context_window(context, model):
     return {"model": model}
 
 
-def check_next_token_probs(context, model):
-    return check_context_window(context, model)
-
-
-check_predict = check_explain_rows = check_explain = check_next_token_probs
+check_next_token_probs = check_predict = check_explain_rows = check_explain = check_context_window
 
 
 def check_complete(context, max_new_tokens, model):
-    max_new_tokens = check_int_range("max_new_tokens", max_new_tokens, 0)  # below 0: no word about the upper bound
     max_new_tokens = check_int_range("max_new_tokens", max_new_tokens, 0, MAX_NEW_TOKENS, " (MAX_NEW_TOKENS, complete's upper bound)")
     return check_next_token_probs(context, model) | {"max_new_tokens": max_new_tokens}

@@ -15,14 +15,15 @@ import numpy as np
 from .activations import ACTIVATION_BACKWARD, gelu
 from .checks import (
     check_array,
+    check_backward,
     check_callable,
     check_dense,
     check_dout,
     check_ids,
-    check_positive_int,
+    check_count,
     check_real,
     check_size,
-    check_vector,
+    check_tree,
     checked,
     dense_width,
 )
@@ -42,7 +43,7 @@ def linear(x, w, b):
 # --8<-- [end:linear]
 
 
-@checked
+@checked(forward=linear)
 # --8<-- [start:linear_backward]
 # [..., n_out], [..., n_in], [n_in, n_out], [n_out]
 #   -> [..., n_in], {"w": [n_in, n_out], "b": [n_out]}
@@ -92,7 +93,7 @@ def layer_norm(x, g, b, eps=1e-5):
 # --8<-- [end:layer_norm]
 
 
-@checked
+@checked(forward=layer_norm)
 # --8<-- [start:layer_norm_backward]
 # [..., n], [..., n], [n], [n] -> [..., n], {"g": [n], "b": [n]}
 def layer_norm_backward(dout, x, g, b, eps=1e-5):
@@ -208,13 +209,12 @@ def check_linear(x, w, b):
         raise ValueError(
             f"x has shape {x.shape} but w has shape {w.shape}: the last axis of x must equal n_in = {w.shape[0]}"
         )
-    return {"x": x, "w": w, "b": check_vector("b", b, w.shape[1], "n_out, the second axis of w")}
+    return {"x": x, "w": w, "b": check_tree("b", b, w.shape[1:], " (n_out, the second axis of w)")}
 
 
 def check_layer_norm(x, g, b, eps):
     x = check_array("x", x, min_ndim=1, shape="[..., n_embd]")
-    g = check_vector("g", g, x.shape[-1], "n_embd, the last axis of x")
-    b = check_vector("b", b, x.shape[-1], "n_embd, the last axis of x")
+    g, b = (check_tree(name, v, x.shape[-1:], " (n_embd, the last axis of x)") for name, v in (("g", g), ("b", b)))
     eps = check_real("eps", eps, low=0, allowed=">= 0 and finite")
     if eps == 0 and (np.ptp(x, axis=-1) == 0).any():
         raise ValueError("eps = 0 divides by a zero variance: x has a constant row; use eps > 0 (default 1e-5)")
@@ -235,25 +235,14 @@ def check_ffn(x, c_fc, c_proj, activation):
 # A backward function takes what its forward function takes, plus ``dout`` shaped like the forward output.
 
 
-def check_linear_backward(dout, x, w, b):
-    args = check_linear(x, w, b)
-    return args | {"dout": check_dout(dout, args["x"].shape[:-1] + args["w"].shape[1:])}
-
-
-def check_layer_norm_backward(dout, x, g, b, eps):
-    args = check_layer_norm(x, g, b, eps)
-    return args | {"dout": check_dout(dout, args["x"].shape)}
-
-
 def check_ffn_backward(dout, x, c_fc, c_proj, activation):
     if activation not in ACTIVATION_BACKWARD:
         raise ValueError(f"activation must be handtf.gelu or handtf.relu (they have a backward function), got {activation!r}")
-    args = check_ffn(x, c_fc, c_proj, activation) | {"activation": activation}
-    return args | {"dout": check_dout(dout, args["x"].shape)}
+    return check_backward(ffn, locals()) | {"activation": activation}
 
 
 def check_embedding_backward(dout, tokens, n_vocab):
-    n_vocab = check_positive_int("n_vocab", n_vocab)
+    n_vocab = check_count("n_vocab", n_vocab)
     tokens = check_ids("tokens", tokens, n_vocab)
     dout = check_array("dout", dout, min_ndim=tokens.ndim + 1)
     check_dout(dout, tokens.shape + dout.shape[-1:])

@@ -12,15 +12,15 @@ import numpy as np
 from .checks import check_array, read_array, shown
 
 
-def check_keys(name, tree, keys, needs=""):
-    """``tree`` must be a dict with exactly ``keys``; the error names the missing or extra keys.
+def check_keys(name, tree, keys, needs="", optional=()):
+    """``tree`` must be a dict with exactly ``keys`` (and any of ``optional``); the error names the missing or extra keys.
 
     ``needs`` says, after the keys, what asks for them (" for config = ...").
     """
-    wanted = f"{name} must be a dict with keys {names(keys)}{needs}"
+    wanted = f"{name} must be a dict with keys {names(keys)}{f' and optionally {names(optional)}' if optional else ''}{needs}"
     if not isinstance(tree, dict):
         raise ValueError(f"{wanted}, got {type(tree).__name__}")
-    missing, extra = [k for k in keys if k not in tree], [k for k in tree if k not in keys]
+    missing, extra = [k for k in keys if k not in tree], [k for k in tree if k not in keys + optional]
     if missing:
         raise ValueError(f"{wanted}, got one without {names(missing)}")
     if extra:

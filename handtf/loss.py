@@ -13,7 +13,7 @@ from .activations import log_softmax, softmax
 from .checks import check_array, check_finite_result, check_ids, check_real, check_scores, check_size, checked
 
 
-@checked(result=lambda loss, args: check_finite_result(loss, args, "loss"))
+@checked(result=lambda loss, args: check_finite_result(loss, args, "loss", source="logits"))
 # --8<-- [start:cross_entropy]
 # [..., n_seq, n_vocab], [..., n_seq] -> scalar
 def cross_entropy(logits, targets):
@@ -48,7 +48,7 @@ def smoothed_targets(targets, n_vocab, smoothing=0.0):
 # --8<-- [end:smoothed_targets]
 
 
-@checked(result=lambda loss, args: check_finite_result(loss, args, "loss"))
+@checked(result=lambda loss, args: check_finite_result(loss, args, "loss", source="logits"))
 # --8<-- [start:soft_cross_entropy]
 # [..., n_vocab], [..., n_vocab] -> scalar
 def soft_cross_entropy(logits, target_probs):

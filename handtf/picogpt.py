@@ -22,7 +22,6 @@ import numpy as np
 from .attend import mha, mha_backward
 from .checks import (
     check_array,
-    check_dout,
     check_gpt2_weights,
     check_ids,
     check_n_head,
@@ -47,7 +46,7 @@ def gpt2_block(x, attn, n_head, mlp=None, ln_1=None, ln_2=None):
 # --8<-- [end:gpt2_block]
 
 
-@checked
+@checked(forward=gpt2_block)
 # --8<-- [start:gpt2_block_backward]
 # [..., n_seq, n_embd], [..., n_seq, n_embd]
 #   -> [..., n_seq, n_embd], grads like the block
@@ -102,11 +101,6 @@ def check_gpt2_block(x, attn, n_head, mlp, ln_1, ln_2):
     block = {"attn": attn} | {name: part for name, part in (("mlp", mlp), ("ln_1", ln_1), ("ln_2", ln_2)) if part}
     block = check_tree("block", block, gpt2_block_shapes("block", block, x.shape[-1]))
     return block | {"x": x, "n_head": check_n_head(n_head, x.shape[-1])}
-
-
-def check_gpt2_block_backward(dout, x, attn, n_head, mlp, ln_1, ln_2):
-    args = check_gpt2_block(x, attn, n_head, mlp, ln_1, ln_2)
-    return args | {"dout": check_dout(dout, args["x"].shape)}
 
 
 def check_gpt2(inputs, wte, wpe, blocks, n_head, ln_f):

@@ -26,7 +26,7 @@ import numpy as np
 
 from .activations import relu
 from .attend import multi_head_attention
-from .checks import check_elements, check_finite_result, check_seed, numbers_in, read_array  # noqa: I001
+from .checks import check_elements, check_finite_result, check_seed, dense_width, numbers_in  # noqa: I001
 from .checks import (
     check_array,
     check_callable,
@@ -34,7 +34,7 @@ from .checks import (
     check_keys,
     check_mask,
     check_n_head,
-    check_positive_int,
+    check_count,
     check_tree,
     checked,
 )
@@ -61,7 +61,7 @@ class Config:
 
     def __post_init__(self):
         for name in ("vocab_src", "vocab_tgt", "d_model", "n_head", "d_ff", "n_layers"):
-            check_positive_int(name, getattr(self, name))
+            check_count(name, getattr(self, name))
         check_n_head(self.n_head, self.d_model, name="d_model")
         if self.d_model % 2:
             raise ValueError(f"d_model must be even (the positional encoding pairs sin and cos), got {self.d_model}")
@@ -346,13 +346,6 @@ def check_params(params, config):
     return check_tree("params", params, param_shapes(config), needs=f" for config = {config}")
 
 
-def check_sequence(name, tokens, n_vocab):
-    shape = read_array(name, tokens, "token ids").shape
-    if len(shape) not in (1, 2) or shape[-1] == 0:
-        raise ValueError(f"{name} must have shape [n_seq] or [n_batch, n_seq] with n_seq >= 1, got {shape}")
-    return check_ids(name, tokens, n_vocab)
-
-
 def check_src_mask(src_mask, batch_shape, n_q, n_src):
     if src_mask is not None and np.ndim(src_mask) < 2:
         raise ValueError(f"src_mask must have shape [..., 1, n_src] (padding_mask makes it), got shape {np.shape(src_mask)}")
@@ -402,8 +395,7 @@ def check_block(x, n_head, residual, blocks_key, **block):
 def dense_hidden(mlp):
     """The hidden width d_ff of an ``mlp`` dict, read from ``c_fc``'s ``w`` (checked fully afterwards)."""
     check_keys("mlp", mlp, ("c_fc", "c_proj"))
-    check_keys("mlp['c_fc']", mlp["c_fc"], ("w", "b"))
-    return check_array("mlp['c_fc']['w']", mlp["c_fc"]["w"], ndim=2).shape[1]
+    return dense_width("mlp['c_fc']", mlp["c_fc"])
 
 
 def check_encoder_block(x, self_attn, ln_1, mlp, ln_2, n_head, src_mask, residual, keep):
@@ -433,18 +425,18 @@ def check_memory(memory, d_model):
 
 def check_encode(src, params, config, src_mask):
     params = check_params(params, config)
-    src = check_sequence("src", src, config.vocab_src)
+    src = check_ids("src", src, config.vocab_src)
     src_mask = check_src_mask(src_mask, src.shape[:-1], src.shape[-1], src.shape[-1])
     return {"src": src, "params": params, "src_mask": src_mask}
 
 
 def check_decode(tgt, memory, params, config, src_mask):
     params = check_params(params, config)
-    tgt = check_sequence("tgt", tgt, config.vocab_tgt)
+    tgt = check_ids("tgt", tgt, config.vocab_tgt)
     memory = check_memory(memory, config.d_model)
     src_mask = check_src_mask(src_mask, np.broadcast_shapes(tgt.shape[:-1], memory.shape[:-2]), tgt.shape[-1], memory.shape[-2])
     return {"tgt": tgt, "memory": memory, "params": params, "src_mask": src_mask}
 
 
 def check_forward(src, tgt, params, config, src_mask):
-    return check_encode(src, params, config, src_mask) | {"tgt": check_sequence("tgt", tgt, config.vocab_tgt)}
+    return check_encode(src, params, config, src_mask) | {"tgt": check_ids("tgt", tgt, config.vocab_tgt)}

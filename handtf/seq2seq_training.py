@@ -28,9 +28,12 @@ from .checks import (
     check_callable,
     check_dout,
     check_finite_result,
+    check_ids,
     check_int_range,
-    check_positive_int,
-    check_real,
+    check_count,
+    check_positive,
+    optional,
+    check_rng,
     check_seed,
     check_size,
     checked,
@@ -264,7 +267,8 @@ class Seq2SeqTraining:
     task: str
 
 
-@checked
+@checked(steps=check_count, seed=check_seed, warmup=check_count, factor=check_positive, label_smoothing=check_fraction,
+         dropout=check_fraction, progress=optional(check_callable))
 # --8<-- [start:train_seq2seq]
 def train_seq2seq(task="reverse", steps=1000, seed=0, length=6, n_symbols=8,
                   batch_size=32, d_model=32, n_head=4, d_ff=64, n_layers=1,
@@ -333,9 +337,8 @@ def check_task(task):
 
 
 def check_task_pairs(task, n_pairs, length, n_symbols, rng, exclude):
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got {type(rng).__name__}")
-    n_symbols, length = check_positive_int("n_symbols", n_symbols), check_positive_int("length", length)
+    check_rng("rng", rng)
+    n_symbols, length = check_count("n_symbols", n_symbols), check_count("length", length)
     if len(exclude) > n_symbols**length // 2:
         raise ValueError(f"exclude holds {len(exclude)} sources: at most half of the {n_symbols**length} possible ones")
     n_pairs = check_size("n_pairs", n_pairs, per_item=length)
@@ -344,19 +347,17 @@ def check_task_pairs(task, n_pairs, length, n_symbols, rng, exclude):
 
 def check_seq2seq_loss_and_grads(params, config, src, tgt_in, tgt_out, label_smoothing, dropout, rng):
     params = check_params(params, config)
-    src, tgt_in, tgt_out = (np.asarray(a) for a in (src, tgt_in, tgt_out))
-    if src.ndim != 2 or tgt_in.ndim != 2 or tgt_in.shape != tgt_out.shape or len(src) != len(tgt_in):
+    src = check_ids("src", src, config.vocab_src, ndims=(2,))
+    tgt_in, tgt_out = (check_ids(name, t, config.vocab_tgt, ndims=(2,)) for name, t in (("tgt_in", tgt_in), ("tgt_out", tgt_out)))
+    if tgt_in.shape != tgt_out.shape or len(src) != len(tgt_in):
         raise ValueError(
             "src must be [n_batch, n_src] and tgt_in and tgt_out [n_batch, n_tgt] with the same n_batch, "
             f"got {src.shape}, {tgt_in.shape} and {tgt_out.shape}"
         )
-    for name, tokens, n_vocab in (("src", src, config.vocab_src), ("tgt_in", tgt_in, config.vocab_tgt), ("tgt_out", tgt_out, config.vocab_tgt)):
-        if tokens.dtype.kind not in "iu" or tokens.min() < 0 or tokens.max() >= n_vocab:
-            raise ValueError(f"{name} must be token ids in 0..{n_vocab - 1}")
     dropout = check_fraction("dropout", dropout)
-    if dropout > 0 and not isinstance(rng, np.random.Generator):
-        raise TypeError(f"with dropout, rng must be a numpy Generator (np.random.default_rng(seed)), got {type(rng).__name__}")
-    return {"params": params, "label_smoothing": check_fraction("label_smoothing", label_smoothing), "dropout": dropout}
+    if dropout > 0:
+        check_rng("rng (needed with dropout)", rng)
+    return {"params": params, "src": src, "tgt_in": tgt_in, "tgt_out": tgt_out, "label_smoothing": check_fraction("label_smoothing", label_smoothing), "dropout": dropout}
 
 
 def check_embed_backward(dout, tokens, wte):
@@ -389,22 +390,13 @@ def check_train_seq2seq(task, steps, seed, length, n_symbols, batch_size, d_mode
                         label_smoothing, dropout, n_test, progress):
     check_task(task)
     length, n_symbols = check_int_range("length", length, 1, 50), check_int_range("n_symbols", n_symbols, 1, 1000)
-    n_test = check_positive_int("n_test", n_test)
+    n_test = check_count("n_test", n_test)
     if n_test > n_symbols**length // 2:
         raise ValueError(f"n_test = {n_test} is too many: hold out at most half of the {n_symbols**length} possible sources")
-    return {
-        "steps": check_positive_int("steps", steps),
-        "seed": check_seed("seed", seed),
-        "batch_size": check_size("batch_size", batch_size, per_item=length),
-        "warmup": check_positive_int("warmup", warmup),
-        "factor": check_real("factor", factor, 0, low_open=True, allowed="a positive finite number"),
-        "label_smoothing": check_fraction("label_smoothing", label_smoothing),
-        "dropout": check_fraction("dropout", dropout),
-        "progress": None if progress is None else check_callable("progress", progress),
-    }  # d_model, n_head, d_ff and n_layers: Config checks them
+    return {"batch_size": check_size("batch_size", batch_size, per_item=length)}  # d_model, ...: Config checks them
 
 
 def check_exact_match(result, beam_width):
     if not isinstance(result, Seq2SeqTraining):
         raise TypeError(f"result must be what train_seq2seq returns, got {type(result).__name__}")
-    return {"beam_width": check_positive_int("beam_width", beam_width)}
+    return {"beam_width": check_count("beam_width", beam_width)}

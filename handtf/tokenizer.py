@@ -1,6 +1,6 @@
 """The tokenizer: one character, one token."""
 
-from .checks import checked
+from .checks import checked, names
 
 # --8<-- [start:tokenizer]
 CHARS = ("a", "b")  # token id -> character
@@ -52,10 +52,7 @@ def check_chars(chars):
     return chars
 
 
-def allowed(chars):
-    """``'a' and 'b'``, or ``'a', 'b' and 'c'``"""
-    quoted = [repr(c) for c in chars]
-    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+allowed = names  # ``'a' and 'b'``, or ``'a', 'b' and 'c'``
 
 
 def check_tokenize(text, chars):

@@ -19,9 +19,14 @@ from .checks import (
     check_callable,
     check_elements,
     check_finite_result,
+    check_fraction,
     check_int_range,
-    check_positive_int,
+    check_count,
+    check_n_head,
+    check_positive,
+    optional,
     check_real,
+    check_rng,
     check_seed,
     check_size,
     checked,
@@ -71,7 +76,7 @@ def adam_step(params, grads, moments, step, lr, beta1=BETA1, beta2=BETA2,
 # --8<-- [end:adam]
 
 
-@checked
+@checked(shape=check_elements, rate=check_fraction, rng=check_rng)
 # --8<-- [start:dropout_mask]
 # shape, rate -> [...]
 def dropout_mask(shape, rate, rng):
@@ -207,7 +212,9 @@ class Training:
 
 
 @checked(result=lambda result, args: check_finite_result(
-    {"weights": result.weights, "losses": result.losses, "min_margin": result.min_margin}, args, "training's result"))
+    {"weights": result.weights, "losses": result.losses, "min_margin": result.min_margin}, args, "training's result"),
+    steps=check_count, seed=check_seed, warmup=check_count, factor=check_positive, label_smoothing=check_fraction,
+    progress=optional(check_callable))
 # --8<-- [start:train]
 def train(pattern="aab", steps=400, seed=0, n_embd=N_EMBED, n_head=1,
           warmup=50, factor=1.0, label_smoothing=0.0, progress=None):
@@ -248,14 +255,6 @@ def train(pattern="aab", steps=400, seed=0, n_embd=N_EMBED, n_head=1,
 # The boundary (see handtf.checks): what each function above accepts.
 
 
-def check_fraction(name, value):
-    """A number in [0, 1): a probability that is not 1 (a rate, a beta, a smoothing)."""
-    value = check_real(name, value, 0, 1, allowed="a number in [0, 1)")
-    if value == 1:
-        raise ValueError(f"{name} must be a number in [0, 1), got {value!r}")
-    return value
-
-
 def check_learning_rate(step, d_model, warmup, factor):
     return {
         "step": check_int_range("step", step, 1, 2**53, why=" (a float64 counts every step up to 2**53)"),
@@ -280,7 +279,7 @@ def check_adam_step(params, grads, moments, step, lr, beta1, beta2, eps):
             raise ValueError(f"grads[{i}] and moments[{i}] must have the shape of params[{i}], {p.shape}")
         check_array(f"grads[{i}]", g, nonempty=False)
     return {
-        "step": check_positive_int("step", step),
+        "step": check_count("step", step),
         "lr": check_real("lr", lr, 0),
         "beta1": check_fraction("beta1", beta1),
         "beta2": check_fraction("beta2", beta2),
@@ -288,17 +287,11 @@ def check_adam_step(params, grads, moments, step, lr, beta1, beta2, eps):
     }
 
 
-def check_dropout_mask(shape, rate, rng):
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got {type(rng).__name__}")
-    return {"shape": check_elements("shape", shape), "rate": check_fraction("rate", rate)}
-
-
 def check_dropout(x, rate, rng, training):
     x = check_array("x", x, nonempty=False)
     rate = check_fraction("rate", rate)
     if training and rate > 0:
-        check_dropout_mask(x.shape, rate, rng)
+        check_rng("rng", rng)
     return {"x": x, "rate": rate}
 
 
@@ -316,14 +309,4 @@ def check_pattern_windows(pattern, n_ctx):
 def check_train(pattern, steps, seed, n_embd, n_head, warmup, factor, label_smoothing, progress):
     check_pattern_windows(pattern, N_CTX)
     n_embd = check_size("n_embd", n_embd, squared=True)
-    n_head = check_positive_int("n_head", n_head)
-    if n_embd % n_head:
-        raise ValueError(f"n_head = {n_head} must divide n_embd = {n_embd}")
-    return {
-        "steps": check_positive_int("steps", steps),
-        "seed": check_seed("seed", seed),
-        "warmup": check_positive_int("warmup", warmup),
-        "factor": check_real("factor", factor, 0, low_open=True, allowed="a positive finite number"),
-        "label_smoothing": check_fraction("label_smoothing", label_smoothing),
-        "progress": None if progress is None else check_callable("progress", progress),
-    }
+    return {"n_embd": n_embd, "n_head": check_n_head(n_head, n_embd, "n_embd")}

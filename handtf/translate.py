@@ -7,7 +7,7 @@ that runs the decoder (:mod:`handtf.seq2seq`) on the target prefix.
 import numpy as np
 
 from .activations import log_softmax
-from .checks import check_ids, check_positive_int, checked
+from .checks import check_ids, check_count, checked
 from .decoding import beam_search, check_beam_search, greedy_search
 from .seq2seq import Config, check_params, decode, encode, init_params  # Config, init_params: for the examples
 
@@ -66,15 +66,9 @@ def next_token_log_probs(params, config, src):
 
 def check_greedy_decode(params, config, src, bos, eos, max_len):
     params = check_params(params, config)
-    vocab_tgt = config.vocab_tgt
-    if np.ndim(src) != 1:
-        raise ValueError(f"src must be one sequence of shape [n_src], got shape {np.shape(src)}")
     src = check_ids("src", src, config.vocab_src, ndims=(1,))
-    for name, token in (("bos", bos), ("eos", eos)):
-        if isinstance(token, bool) or not isinstance(token, (int, np.integer)):
-            raise TypeError(f"{name} must be an integer token id, got {token!r}")
-        check_ids(name, token, vocab_tgt, ndims=(0,))
-    return {"params": params, "src": src, "bos": bos, "eos": eos, "max_len": check_positive_int("max_len", max_len)}
+    bos, eos = (int(check_ids(name, token, config.vocab_tgt, ndims=(0,))) for name, token in (("bos", bos), ("eos", eos)))
+    return {"params": params, "src": src, "bos": bos, "eos": eos, "max_len": check_count("max_len", max_len)}
 
 
 def check_beam_decode(params, config, src, bos, eos, max_len, beam_width, length_penalty):

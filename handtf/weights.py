@@ -167,42 +167,22 @@ check_c_proj_weights = check_c_attn_weights
 
 def check_build_model(lg, dtype):
     lg, dtype = check_lg(lg), check_float_dtype("dtype", dtype)
-    with np.errstate(over="ignore"):
-        model = build_model.__wrapped__(lg, dtype)
-    try:
-        check_finite_model(model)
+    windows = (np.arange(2**N_CTX)[:, None] >> np.arange(N_CTX)) & 1  # [32, N_CTX], every window of a and b
+    try:  # the causal mask makes row i of a window's logits those of its first i + 1 tokens: every input, checked
+        with np.errstate(over="ignore"):
+            gpt(windows, **check_finite_model(build_model.__wrapped__(lg, dtype)))
     except ValueError as error:
         raise ValueError(f"lg = {lg:g} overflows {dtype}: {error}") from None
     return {"lg": lg, "dtype": dtype}
 
 
-def check_finite_model(model, every_window=True):
-    """A model of handtf's shape (``n_vocab = 2``, ``n_ctx >= N_CTX``) whose logits are finite.
-
-    Finite weights can still overflow on the way to the logits. With two
-    tokens there are only ``2**N_CTX`` full windows, and row ``i`` of a
-    window's logits is the logits of its first ``i + 1`` tokens (the causal
-    mask), so one batched pass over all of them checks every input the model
-    can see.
-    """
+def check_finite_model(model):
+    """A model of handtf's shape (``n_vocab = 2``, ``n_ctx >= N_CTX``); ``gpt``'s result guard refuses logits that overflow."""
     model = check_model(model)
-    n_vocab, n_ctx = model["wte"].shape[0], model["wpe"].shape[0]
-    if n_vocab != N_VOCAB or n_ctx < N_CTX:
+    if model["wte"].shape[0] != N_VOCAB or model["wpe"].shape[0] < N_CTX:
         raise ValueError(
             f"model must have a vocabulary of {N_VOCAB} tokens and at least {N_CTX} positions, "
             f"got wte of shape {model['wte'].shape} and wpe of shape {model['wpe'].shape}"
-        )
-    if not every_window:  # gpt's result guard refuses the logits of the contexts actually run
-        return model
-    windows = (np.arange(2**N_CTX)[:, None] >> np.arange(N_CTX)) & 1  # [32, N_CTX], every window of a and b
-    with np.errstate(all="ignore"):
-        logits = gpt.__wrapped__(windows, **model)  # [32, N_CTX, n_vocab], unguarded: the error below names a text
-    bad = np.argwhere(~np.isfinite(logits))
-    if bad.size:
-        window = "".join("ab"[t] for t in windows[bad[0][0], : bad[0][1] + 1])
-        raise ValueError(
-            f"the model's logits are not finite after {window!r} (they overflow {logits.dtype}); "
-            "use smaller weights or a wider dtype"
         )
     return model
 
