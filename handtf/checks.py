@@ -100,7 +100,7 @@ def checked(function=None, *, result=None, quiet=False, forward=None, **readers)
         finally:
             _state.inside = False
 
-    checked_call.check = check
+    checked_call.check, checked_call.readers, checked_call.forward = check, readers, forward
     return checked_call
 
 
@@ -220,7 +220,7 @@ def check_elements(name, shape):
     if any(d < 0 for d in dims):
         raise ValueError(f"{name} must be a shape of sizes >= 0, got {dims}")
     if math.prod(dims) > MAX_ELEMENTS:
-        raise ValueError(f"{name} must hold at most MAX_ELEMENTS = {MAX_ELEMENTS:,} numbers, got a shape of {math.prod(dims):.3g}")
+        raise ValueError(f"{name} must hold at most MAX_ELEMENTS = {MAX_ELEMENTS:,} numbers, got a shape of {math.prod(dims) if math.prod(dims) < 10**30 else shown(math.prod(dims))} numbers")
     return dims
 
 

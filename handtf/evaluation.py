@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .checks import check_ids, check_int_range, checked
+from .checks import check_ids, check_int_range, checked, read_array
 from .compiler import CompiledPattern, check_pattern, context_needed
 from .running import PATTERN, alphabet, context_length, pattern_of, run
 from .tokenizer import tokenize
@@ -191,7 +191,7 @@ def check_next_token_logits(token_ids, context_lengths, model):
     if np.ndim(token_ids) != 1 or np.size(token_ids) == 0:
         raise ValueError(f"token_ids must be a non-empty sequence of shape [n_text], got shape {np.shape(token_ids)}")
     tokens = check_ids("token_ids", token_ids, n_vocab=len(alphabet(model)), ndims=(1,))  # [n_text]
-    lengths = np.asarray(context_lengths)  # [n_contexts]
+    lengths = read_array("context_lengths", context_lengths, "integers")  # [n_contexts]
     if lengths.ndim != 1:
         raise ValueError(f"context_lengths must have shape [n_contexts], got shape {lengths.shape}")
     if lengths.size and (lengths.dtype == bool or lengths.dtype.kind not in "iu"):  # an empty list is float64 to numpy

@@ -347,9 +347,7 @@ def check_params(params, config):
 
 
 def check_src_mask(src_mask, batch_shape, n_q, n_src):
-    if src_mask is not None and np.ndim(src_mask) < 2:
-        raise ValueError(f"src_mask must have shape [..., 1, n_src] (padding_mask makes it), got shape {np.shape(src_mask)}")
-    return check_mask(src_mask, tuple(batch_shape) + (n_q, n_src))
+    return check_mask(src_mask, tuple(batch_shape) + (n_q, n_src), "src_mask", min_ndim=2)
 
 
 def check_residual_input(x, ln):

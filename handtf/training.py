@@ -275,11 +275,11 @@ def check_adam_step(params, grads, moments, step, lr, beta1, beta2, eps):
         if not p.flags.writeable or not all(isinstance(a, np.ndarray) and a.flags.writeable for a in pair):
             name = f"params[{i}]" if not p.flags.writeable else f"moments[{i}]"
             raise ValueError(f"{name} must be a writeable array (adam_step updates it in place), got a read-only one")
-        if np.shape(g) != p.shape or len(pair) != 2 or any(np.shape(a) != p.shape for a in pair):
+        g = check_array(f"grads[{i}]", g, nonempty=False)
+        if g.shape != p.shape or len(pair) != 2 or any(np.shape(a) != p.shape for a in pair):
             raise ValueError(f"grads[{i}] and moments[{i}] must have the shape of params[{i}], {p.shape}")
-        check_array(f"grads[{i}]", g, nonempty=False)
     return {
-        "step": check_count("step", step),
+        "step": check_int_range("step", step, 1, 2**53, why=" (a float64 counts every step up to 2**53)"),
         "lr": check_real("lr", lr, 0),
         "beta1": check_fraction("beta1", beta1),
         "beta2": check_fraction("beta2", beta2),

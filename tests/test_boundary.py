@@ -100,24 +100,43 @@ def public_functions():
 
 
 def test_every_shown_function_is_checked_at_the_boundary():
-    """Each function a page embeds carries @checked, and its module defines the check it names."""
+    """Each function a page embeds carries @checked."""
     shown = {(path, name) for path, name in embedded_sections()}
     for module, name, function in public_functions():
         path = "handtf/" + Path(module.__file__).name
         if (path, name) in shown and inspect.signature(inspect.unwrap(function)).parameters:
-            assert hasattr(function, "check_name"), f"{module.__name__}.{name} is shown but not @checked"
-            assert callable(getattr(module, function.check_name)), f"{module.__name__} lacks {function.check_name}"
+            assert hasattr(function, "check"), f"{module.__name__}.{name} is shown but not @checked"
 
 
-def test_every_checked_function_has_its_check():
-    checked = [(m, f) for m, _, f in public_functions() if hasattr(f, "check_name")]
+def arguments_read(module, function):
+    """The arguments of a @checked function that its decorator reads: by a reader, as a forward function's, or by check_<name>."""
+    relate = getattr(module, f"check_{function.__name__}", None)
+    wanted = list(inspect.signature(inspect.unwrap(function)).parameters)
+    if relate is not None:  # check_<name> takes every argument, by name
+        taken = list(inspect.signature(relate).parameters)
+        return set(wanted) if taken[: len(wanted)] == wanted or "kwargs" in taken else set()
+    forward = set(inspect.signature(function.forward).parameters) | {"dout"} if function.forward else set()
+    return set(function.readers) | forward
+
+
+def test_every_argument_of_a_checked_function_is_read():
+    """Readers, forward= and check_<name> together cover every argument, so none reaches the math unread."""
+    checked = [(m, f) for m, _, f in public_functions() if hasattr(f, "check")]
     assert len(checked) > 40
     for module, function in checked:
-        check = getattr(module, function.check_name)
-        wanted = list(inspect.signature(inspect.unwrap(function)).parameters)
-        assert list(inspect.signature(check).parameters)[: len(wanted)] == wanted or "kwargs" in str(
-            inspect.signature(check)
-        ), f"{function.check_name} must take {function.__name__}'s arguments"
+        wanted = set(inspect.signature(inspect.unwrap(function)).parameters)
+        assert arguments_read(module, function) == wanted, f"{function.__name__}: read {arguments_read(module, function)}"
+
+
+def test_the_reading_rule_would_catch_an_unread_argument():
+    """The rule above is not vacuous: a function with a reader for one of its two arguments fails it."""
+    from handtf.checks import check_array, checked
+
+    @checked(x=check_array)
+    def scale(x, factor):
+        return x * factor
+
+    assert arguments_read(handtf.checks, scale) == {"x"}
 
 
 def test_no_module_imports_a_private_name_from_another():
