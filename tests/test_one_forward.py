@@ -24,7 +24,7 @@ from handtf.seq2seq_training import seq2seq_loss_and_grads
 from handtf.training import margins, pattern_windows, train
 
 ROOT = Path(__file__).resolve().parent.parent
-MODULES = [importlib.import_module(f"handtf.{m.name}") for m in pkgutil.iter_modules(handtf.__path__)]
+MODULES = [importlib.import_module(m.name) for m in pkgutil.walk_packages(handtf.__path__, "handtf.")]
 
 
 def test_the_hand_made_gpt_is_gpt2_with_one_head():
@@ -160,11 +160,11 @@ FORMULAS = {
     "a norm around a residual sum, LayerNorm(x + ...)": (
         lambda n: is_call_to(n, {"layer_norm"}) and any(isinstance(a, ast.BinOp) and isinstance(a.op, ast.Add)
                                                       for a in n.args),
-        {"seq2seq.post_norm"},
+        {"seq2seq.blocks.post_norm"},
     ),
     "a residual sum around a norm, x + f(LayerNorm(x))": (
         lambda n: isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and calls_in(n.right, {"layer_norm"}),
-        {"seq2seq.pre_norm", "picogpt.gpt2_block"},  # GPT-2's block is pre-norm, written inline as picoGPT writes it
+        {"seq2seq.blocks.pre_norm", "picogpt.gpt2_block"},  # GPT-2's block is pre-norm, written inline as picoGPT writes it
     ),
     "layer norm's variance": (
         lambda n: is_call_to(n, {"var"}),
@@ -196,7 +196,10 @@ def writers(sources):
 
 
 def package_sources():
-    return {path.stem: path.read_text(encoding="utf-8") for path in sorted((ROOT / "handtf").glob("*.py"))}
+    """{module name under handtf (``picogpt``, ``seq2seq.blocks``): its source}."""
+    paths = sorted((ROOT / "handtf").rglob("*.py"))
+    return {".".join(path.relative_to(ROOT / "handtf").with_suffix("").parts): path.read_text(encoding="utf-8")
+            for path in paths}
 
 
 def test_the_maths_is_written_once():
