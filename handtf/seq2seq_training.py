@@ -7,7 +7,7 @@ positional encoding, and on every sublayer's output before the residual sum
 (the blocks' ``keep`` masks). With ``dropout = 0`` it computes exactly
 ``seq2seq.forward``'s logits (a test checks it). The backward pass runs the
 same steps in reverse, through the backward function below each of those
-forward functions (:mod:`handtf.seq2seq.blocks`); the dropout masks are drawn
+forward functions (``handtf.seq2seq.blocks``); the dropout masks are drawn
 once per step and used by both. Adam, the schedule and the dropout masks are
 :mod:`handtf.training`'s, which trains the GPT-2 layout with them.
 

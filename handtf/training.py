@@ -76,7 +76,8 @@ def adam_step(params, grads, moments, step, lr, beta1=BETA1, beta2=BETA2,
 
 @checked
 def adam_moments(params):
-    """Adam's running means before the first step: a pair of zero arrays (``m``, ``v``) shaped like each array of ``params``.
+    """Adam's ``moments`` before the first step: ``m`` and ``v`` start at 0,
+    one pair of arrays shaped like each array of ``params``.
 
     >>> adam_moments([np.ones(2)])
     [(array([0., 0.]), array([0., 0.]))]

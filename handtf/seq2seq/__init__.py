@@ -2,11 +2,11 @@
 
 Two modules, read in this order:
 
-- :mod:`handtf.seq2seq.blocks`: the pieces. The embedding (token embeddings times
+- ``handtf.seq2seq.blocks``: the pieces. The embedding (token embeddings times
   ``sqrt(d_model)`` plus sinusoidal positions), the paper's and GPT-2's residual connections
   (``post_norm``, ``pre_norm``), the encoder block and the decoder block; each forward function
   with its backward function right below it.
-- :mod:`handtf.seq2seq.model`: the model assembled from them. Its sizes (``Config``), its seeded
+- ``handtf.seq2seq.model``: the model assembled from them. Its sizes (``Config``), its seeded
   random weights (``init_params``), and its forward pass (``encode``, ``decode``, ``forward``).
 
 ``handtf.seq2seq_training`` trains it with the paper's recipe, running these same functions, and

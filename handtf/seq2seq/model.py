@@ -1,6 +1,6 @@
 """The encoder-decoder Transformer of "Attention Is All You Need", assembled: its sizes, its weights, its forward pass.
 
-The paper's model (Vaswani et al., 2017, section 3) from the blocks of :mod:`handtf.seq2seq.blocks`:
+The paper's model (Vaswani et al., 2017, section 3) from the blocks of ``handtf.seq2seq.blocks``:
 token embeddings scaled by ``sqrt(d_model)`` plus sinusoidal positions; ``n_layers`` encoder blocks
 (self-attention, feed-forward) and ``n_layers`` decoder blocks (masked self-attention, attention over the
 encoder's output, feed-forward); ReLU feed-forward networks; the output projection shares its matrix with
