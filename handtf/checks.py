@@ -179,6 +179,15 @@ def check_count(name, value):
     return check_int_range(name, value, 1)
 
 
+MAX_STEPS = 10**6
+"""The most steps a loop of handtf runs (training steps, decoded tokens): a typo does not run for days."""
+
+
+def check_steps(name, value):
+    """A number of steps (training, decoding): 1 to :data:`MAX_STEPS`."""
+    return check_int_range(name, value, 1, MAX_STEPS, " (MAX_STEPS, a bound that keeps a typo from running for days)")
+
+
 def check_positive(name, value):
     """A real number > 0 (a temperature, a learning-rate factor)."""
     return check_real(name, value, 0, low_open=True, allowed="a positive finite number")

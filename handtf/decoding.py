@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from .activations import softmax
-from .checks import check_callable, check_count, check_ids, check_int_range, check_real, check_rng, checked, read_array, shown
+from .checks import check_callable, check_count, check_ids, check_int_range, check_real, check_rng, check_steps, checked, read_array, shown
 
 
 @checked
@@ -282,7 +282,7 @@ def check_greedy_search(step_fn, start_tokens, max_len, eos):
     return {
         "step_fn": checked_step_fn(step_fn, start_tokens, eos),
         "start_tokens": start_tokens,
-        "max_len": check_count("max_len", max_len),
+        "max_len": check_steps("max_len", max_len),
         "eos": eos,
     }
 

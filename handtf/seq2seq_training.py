@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .checks import check_callable, check_count, check_finite_result, check_ids, check_int_range, check_positive
-from .checks import check_rng, check_seed, check_size, checked, optional
+from .checks import check_rng, check_seed, check_steps, check_size, checked, optional
 from .layers import layer_norm, layer_norm_backward
 from .loss import cross_entropy_backward, smoothed_targets, soft_cross_entropy
 from .seq2seq.blocks import RESIDUALS, decoder_block, decoder_block_backward, embed, embed_backward, encoder_block
@@ -152,7 +152,7 @@ class Seq2SeqTraining:
     task: str
 
 
-@checked(steps=check_count, seed=check_seed, warmup=check_count, factor=check_positive, label_smoothing=check_fraction,
+@checked(steps=check_steps, seed=check_seed, warmup=check_count, factor=check_positive, label_smoothing=check_fraction,
          dropout=check_fraction, progress=optional(check_callable))
 # --8<-- [start:train_seq2seq]
 def train_seq2seq(task="reverse", steps=1000, seed=0, length=6, n_symbols=8,
@@ -223,7 +223,7 @@ def check_task(task):
 
 def check_task_pairs(task, n_pairs, length, n_symbols, rng, exclude):
     check_rng("rng", rng)
-    n_symbols, length = check_count("n_symbols", n_symbols), check_count("length", length)
+    n_symbols, length = check_count("n_symbols", n_symbols), check_int_range("length", length, 1, 50)
     if len(exclude) > n_symbols**length // 2:
         raise ValueError(f"exclude holds {len(exclude)} sources: at most half of the {n_symbols**length} possible ones")
     n_pairs = check_size("n_pairs", n_pairs, per_item=length)

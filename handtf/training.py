@@ -32,6 +32,7 @@ from .checks import (
     check_rng,
     check_seed,
     check_size,
+    check_steps,
     checked,
 )
 from .picogpt import gpt2
@@ -227,7 +228,7 @@ class Training:
 
 @checked(result=lambda result, args: check_finite_result(
     {"weights": result.weights, "losses": result.losses, "min_margin": result.min_margin}, args, "training's result"),
-    steps=check_count, seed=check_seed, warmup=check_count, factor=check_positive, label_smoothing=check_fraction,
+    steps=check_steps, seed=check_seed, warmup=check_count, factor=check_positive, label_smoothing=check_fraction,
     progress=optional(check_callable))
 # --8<-- [start:train]
 def train(pattern="aab", steps=400, seed=0, n_embd=N_EMBED, n_head=1,

@@ -7,7 +7,7 @@ that runs the decoder (:mod:`handtf.seq2seq`) on the target prefix.
 import numpy as np
 
 from .activations import log_softmax
-from .checks import check_ids, check_count, checked
+from .checks import check_ids, check_steps, checked
 from .decoding import beam_search, check_beam_search, greedy_search
 from .seq2seq import Config, decode, encode, init_params  # Config, init_params: for the examples
 from .seq2seq.model import check_params
@@ -69,7 +69,7 @@ def check_greedy_decode(params, config, src, bos, eos, max_len):
     params = check_params(params, config)
     src = check_ids("src", src, config.vocab_src, ndims=(1,))
     bos, eos = (int(check_ids(name, token, config.vocab_tgt, ndims=(0,))) for name, token in (("bos", bos), ("eos", eos)))
-    return {"params": params, "src": src, "bos": bos, "eos": eos, "max_len": check_count("max_len", max_len)}
+    return {"params": params, "src": src, "bos": bos, "eos": eos, "max_len": check_steps("max_len", max_len)}
 
 
 def check_beam_decode(params, config, src, bos, eos, max_len, beam_width, length_penalty):

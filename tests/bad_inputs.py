@@ -234,5 +234,8 @@ CASES = [
     ("dropout_mask, rng a seed", lambda: h.training.dropout_mask((2,), 0.5, 0), TypeError, r"^rng must be a np.random.Generator \(e.g. np.random.default_rng\(0\)\), got 0$"),
     ("greedy_search, eos a float", lambda: h.greedy_search(log_probs_with_nan, [0], 3, eos=1.0), TypeError, r"^eos must be integer token ids, got float64 values$"),
     ("train_induction, seed = -1", lambda: h.train_induction(seed=-1), ValueError, r"^seed must be at least 0, got -1"),
+    ("greedy_search, max_len = 10**400", lambda: h.greedy_search(log_probs_with_nan, [0], 10**400), ValueError, r"^max_len must be at most 1,000,000 \(MAX_STEPS, a bound that keeps a typo from running for days\), got an integer of 1329 bits"),
+    ("train, steps = 10**7", lambda: h.train("aab", steps=10**7), ValueError, r"^steps must be at most 1,000,000 \(MAX_STEPS"),
+    ("task_pairs, length = 10**400", lambda: h.seq2seq_training.task_pairs("copy", 2, 10**400, 4, np.random.default_rng(0)), ValueError, r"^length must be at most 50, got an integer of 1329 bits"),
     ("train, progress not a function", lambda: h.train("aab", steps=1, progress=3), TypeError, r"^progress must be a function, got int$"),
 ]
