@@ -7,7 +7,7 @@ that runs the decoder (:mod:`handtf.seq2seq`) on the target prefix.
 import numpy as np
 
 from .activations import log_softmax
-from .checks import check_ids, check_steps, checked
+from .checks import check_ids, check_steps, checked, read_array
 from .decoding import beam_search, check_beam_search, greedy_search
 from .seq2seq import Config, decode, encode, init_params  # Config, init_params: for the examples
 from .seq2seq.model import check_params
@@ -67,8 +67,13 @@ def next_token_log_probs(params, config, src):
 
 def check_greedy_decode(params, config, src, bos, eos, max_len):
     params = check_params(params, config)
+    if np.ndim(read_array("src", src, "token ids")) != 1:
+        raise ValueError(f"src must be one sequence of shape [n_src], got shape {np.shape(src)}")
     src = check_ids("src", src, config.vocab_src, ndims=(1,))
-    bos, eos = (int(check_ids(name, token, config.vocab_tgt, ndims=(0,))) for name, token in (("bos", bos), ("eos", eos)))
+    for name, token in (("bos", bos), ("eos", eos)):
+        if isinstance(token, bool) or not isinstance(token, (int, np.integer)):
+            raise TypeError(f"{name} must be an integer token id, got {token!r}")
+        check_ids(name, token, config.vocab_tgt, ndims=(0,))
     return {"params": params, "src": src, "bos": bos, "eos": eos, "max_len": check_steps("max_len", max_len)}
 
 

@@ -3,13 +3,13 @@
 The rule (issue 26, item 3; the measure behind "about 1,060 of 4,225 non-blank
 lines"): count the non-blank lines of
 
-- every top-level ``def check_*`` function of ``handtf/*.py`` (decorators
+- every top-level ``def check_*`` function of ``handtf/**/*.py`` (decorators
   included) and every top-level assignment that only names ``check_*``
   aliases (``check_relu = check_gelu``),
 - all of ``handtf/checks.py`` and ``handtf/layouts.py``, the readers and the
   weight layouts,
 
-and divide by the non-blank lines of every ``handtf/*.py``. A second figure,
+and divide by the non-blank lines of every ``handtf/**/*.py``. A second figure,
 ``wide``, also counts everything from a module's ``# The boundary`` comment to
 its end, so that a helper that checks but is not named ``check_*`` is counted
 too.
@@ -28,13 +28,13 @@ WHOLE = ("checks.py", "layouts.py")
 
 
 def sources(revision=None):
-    """``{file name: text}`` of ``handtf/*.py`` in the working tree or at ``revision``."""
+    """``{file name: text}`` of ``handtf/**/*.py`` in the working tree or at ``revision``."""
     if revision is None:
-        return {path.name: path.read_text(encoding="utf-8") for path in sorted((ROOT / "handtf").glob("*.py"))}
+        return {str(path.relative_to(ROOT / "handtf")): path.read_text(encoding="utf-8") for path in sorted((ROOT / "handtf").rglob("*.py"))}
     git = ["git", "-C", str(ROOT)]
-    names = subprocess.run(git + ["ls-tree", "--name-only", revision, "handtf/"], capture_output=True, text=True, check=True)
+    names = subprocess.run(git + ["ls-tree", "-r", "--name-only", revision, "handtf/"], capture_output=True, text=True, check=True)
     return {
-        Path(path).name: subprocess.run(git + ["show", f"{revision}:{path}"], capture_output=True, text=True, check=True).stdout
+        path.removeprefix("handtf/"): subprocess.run(git + ["show", f"{revision}:{path}"], capture_output=True, text=True, check=True).stdout
         for path in names.stdout.split()
         if path.endswith(".py")
     }

@@ -223,20 +223,27 @@ def check_params(params, config):
     return check_tree("params", params, param_shapes(config), needs=f" for config = {config}")
 
 
+def check_sequence(name, tokens, n_vocab):
+    shape = read_array(name, tokens, "token ids").shape
+    if len(shape) not in (1, 2) or shape[-1] == 0:
+        raise ValueError(f"{name} must have shape [n_seq] or [n_batch, n_seq] with n_seq >= 1, got {shape}")
+    return check_ids(name, tokens, n_vocab)
+
+
 def check_encode(src, params, config, src_mask):
     params = check_params(params, config)
-    src = check_ids("src", src, config.vocab_src)
+    src = check_sequence("src", src, config.vocab_src)
     src_mask = check_src_mask(src_mask, src.shape[:-1], src.shape[-1], src.shape[-1])
     return {"src": src, "params": params, "src_mask": src_mask}
 
 
 def check_decode(tgt, memory, params, config, src_mask):
     params = check_params(params, config)
-    tgt = check_ids("tgt", tgt, config.vocab_tgt)
+    tgt = check_sequence("tgt", tgt, config.vocab_tgt)
     memory = check_memory(memory, config.d_model)
     src_mask = check_src_mask(src_mask, np.broadcast_shapes(tgt.shape[:-1], memory.shape[:-2]), tgt.shape[-1], memory.shape[-2])
     return {"tgt": tgt, "memory": memory, "params": params, "src_mask": src_mask}
 
 
 def check_forward(src, tgt, params, config, src_mask):
-    return check_encode(src, params, config, src_mask) | {"tgt": check_ids("tgt", tgt, config.vocab_tgt)}
+    return check_encode(src, params, config, src_mask) | {"tgt": check_sequence("tgt", tgt, config.vocab_tgt)}
