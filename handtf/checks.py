@@ -19,7 +19,7 @@ argument has one reader here: a number (``check_real``), a count
 (``check_int_range``), a size (``check_size``: at most :data:`MAX_ELEMENTS`
 numbers, checked before anything is allocated), an array of reals
 (``check_array``), token ids (``check_ids``), a seed (``check_seed``), and
-a weight dict of each layout (:mod:`handtf.layouts`). A ``result`` guard
+a weight dict of each layout (``handtf.layouts``). A ``result`` guard
 (``gpt``, the losses, ``train``, ...) runs on every call and refuses an
 output that is not finite, so weights whose logits overflow get a clear
 error instead of NaN.
