@@ -160,7 +160,9 @@ def serve_and_edit(project, scratch, language, source, browser, repeat):
             marker = f"bench-marker-{time.time_ns()}"
             cpu = process_cpu(server.pid)
             start = time.perf_counter()
-            path.write_text(path.read_text(encoding="utf-8") + f"\n{marker}\n", encoding="utf-8")
+            saved = scratch / "saving.md"  # outside docs/, then moved in: saved in one step, as an editor does
+            saved.write_text(path.read_text(encoding="utf-8") + f"\n{marker}\n", encoding="utf-8")
+            os.replace(saved, path)  # (a truncate, then a write, can start two rebuilds on a loaded machine)
             page.wait_for_function(
                 f"() => document.body && document.body.innerText.includes({marker!r})",
                 timeout=WAIT * 1000,
