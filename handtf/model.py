@@ -52,7 +52,9 @@ def causal_self_attention(x, c_attn, c_proj):
 # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
 def transformer_block(x, attn):
     # residual connection; no layer norm, no MLP
+    # --8<-- [start:residual]
     x = x + causal_self_attention(x, **attn)
+    # --8<-- [end:residual]
     return x
 # --8<-- [end:transformer_block]
 
