@@ -466,6 +466,70 @@ def test_an_overflowing_model_is_said_so_and_shows_no_nan(browser, base_url, lan
         visit.close()
 
 
+def test_a_model_whose_intermediates_overflow_but_not_its_logits_is_said_so(browser, base_url):
+    # by hand: q0 of 'a' is 1e200 (row a of q:P0), k0 of 'b' is -1e200 (row b of k:P0): their score is -inf,
+    # masked out of row 0 and finite nowhere else that counts, so the logits stay finite (Python agrees below)
+    edits = {(5, 0): 1e200, (6, 8): -1e200}
+    model = handtf.build_model()
+    for (row, col), value in edits.items():
+        model["blocks"][0]["attn"]["c_attn"]["w"][row, col] = value
+    with np.errstate(over="ignore"):
+        want = handtf.trace("ab", model)
+    assert np.isinf(want.scores).any() and np.isfinite(want.logits).all()
+    query = "?context=ab&edit=" + ",".join(f"c_attn.w.{r}.{c}:{v:g}" for (r, c), v in edits.items())
+    for language, words in (("", "intermediate numbers are no longer finite"), ("zh/", "中间结果不再是有限数")):
+        visit = open_playground(browser, base_url, query, language)
+        try:
+            page = visit.page
+            assert words in page.inner_text(".handtf-message")
+            assert "nan" not in page.inner_text(".handtf-results") and page.inner_text(".handtf-prediction")
+            assert "\u2212inf" in page.inner_text("figure[data-name=scores]")
+            page.fill(".handtf-context", "aa")  # no 'b': every number finite again, and the note goes
+            page.dispatch_event(".handtf-context", "input")
+            assert page.inner_text(".handtf-message") == ""
+        finally:
+            visit.close()
+
+
+def weight_cells(page):
+    return page.eval_on_selector_all("td[data-key]", "cs => cs.map((c) => [c.dataset.key, c.textContent, c.getAttribute('aria-label')])")
+
+
+def test_every_weight_cell_shows_the_float_the_model_uses(browser, base_url):
+    lg, edits = 0.0002, {"c_attn.w.0.0": 1e-7, "c_attn.b.3": 0.1 + 0.2, "c_proj.w.2.2": -0.0, "c_proj.b.7": 1e-320,
+                         "c_attn.w.7.23": 123456789.123, "c_proj.w.0.0": 1e21}
+    model = handtf.build_model(lg)["blocks"][0]["attn"]
+    for key, value in edits.items():
+        param, part, *index = key.split(".")
+        model[param][part][tuple(map(int, index))] = value
+    query = f"?lg={lg}&edit=" + ",".join(f"{k}:{v!r}".replace("+", "%2B") for k, v in edits.items())
+    visit = open_playground(browser, base_url, query)
+    try:
+        cells = weight_cells(visit.page)
+        assert len(cells) == 9 * 24 + 9 * 8
+        for key, text, label in cells:
+            param, part, *index = key.split(".")
+            want = float(model[param][part][tuple(map(int, index))])
+            got = float(text.replace("\u2212", "-"))  # the standard library reads what the cell shows
+            assert got == want and math.copysign(1, got) == math.copysign(1, want), (key, text, want)
+            assert label.startswith(text + ","), (key, label)  # a screen reader hears the same number
+        assert visit.page.input_value(".handtf-lg") == "0.0002"
+    finally:
+        visit.close()
+
+
+def test_opening_a_cell_and_pressing_enter_changes_nothing(browser, base_url):
+    visit = open_playground(browser, base_url, "?lg=1.41421")  # a value with more than 3 decimals
+    try:
+        page = visit.page
+        page.click('td[data-key="c_proj.w.7.6"]')
+        assert page.input_value(".handtf-cell-input") == "1.41421"  # the float itself, not 1.414
+        page.keyboard.press("Enter")
+        assert page.inner_text(".handtf-edits") == "" and page.inner_text('td[data-key="c_proj.w.7.6"]') == "1.41421"
+    finally:
+        visit.close()
+
+
 def test_the_lg_field_shows_the_float_the_model_uses(browser, base_url):
     visit = open_playground(browser, base_url, "?lg=0.0002")
     try:
@@ -505,8 +569,9 @@ def inside_screen(page, key):
     )
 
 
-def test_on_a_phone_every_third_of_c_attn_fits_the_screen(browser, base_url):
-    visit = open_playground(browser, base_url, "?edit=c_attn.w.6.23:1", width=390)
+@pytest.mark.parametrize("lg", ["", "&lg=0.177", "&lg=1220", "&lg=2.38"])  # the slider's Lg between powers of 2 (3 digits)
+def test_on_a_phone_every_third_of_c_attn_fits_the_screen(browser, base_url, lg):
+    visit = open_playground(browser, base_url, "?edit=c_attn.w.6.23:1" + lg, width=390)
     try:
         page = visit.page
         assert page.is_checked('.handtf-thirds input[value="v"]')  # the link's edit is in v: v shows

@@ -45,6 +45,9 @@ const TEXT = {
     lgOverflow: (text) => `Lg = ${text} is too large: the model's numbers would overflow (stop being finite). Try a smaller one.`,
     tooLarge: (text) => `“${text}” is too large: a weight must be a finite number, at most about 1.8e308.`,
     notFinite: "With these weights the model's numbers are no longer finite (they overflow), so it predicts nothing. Make a weight smaller or reset.",
+    partlyFinite:
+      "With these weights some of the model's intermediate numbers are no longer finite (they overflow, shown as inf); " +
+      "its logits still are, so it still predicts.",
     thirds: "Columns of c_attn",
     all: "all",
     badMaxLen: (text) => `The length must be a whole number from 2 to ${MAX_LEN_LIMIT}, got “${text}”.`,
@@ -86,6 +89,7 @@ const TEXT = {
     lgOverflow: (text) => `Lg = ${text} 太大：模型算出的数会溢出（不再是有限数）。请换一个小一些的值。`,
     tooLarge: (text) => `“${text}”太大：权重必须是有限数，最大约为 1.8e308。`,
     notFinite: "用这些权重，模型算出的数不再是有限数（溢出了），因此它无法预测。请把某个权重改小，或恢复原值。",
+    partlyFinite: "用这些权重，模型的一些中间结果不再是有限数（溢出了，显示为 inf）；它的 logits 仍是有限数，所以仍能预测。",
     thirds: "c_attn 显示的列",
     all: "全部",
     badMaxLen: (text) => `长度必须是 2 到 ${MAX_LEN_LIMIT} 之间的整数，而这里是“${text}”。`,
@@ -188,9 +192,13 @@ function lgText(lg) {
   return String(lg);
 }
 
-/** An Lg from the slider (2 ** position), rounded to the 6 significant digits the field then shows. */
+/**
+ * An Lg from the slider: 2 ** position, exact at whole positions (1024, 0.125), else rounded to 3
+ * significant digits (2 ** 10.25 is 1220): the weight cells show Lg exactly, and 3 digits keep the
+ * columns of c_attn narrow enough for a phone. Steps of 0.25 (a factor 1.19) stay apart.
+ */
 function sliderLg(position) {
-  return Number((2 ** position).toPrecision(6));
+  return Number.isInteger(position) ? 2 ** position : Number((2 ** position).toPrecision(3));
 }
 
 // The Lg of a valid model (a number > 0 whose model stays finite), or the message that refuses it.
@@ -808,7 +816,13 @@ function mountPlayground(root, t) {
         check.innerHTML = checkHTML(t, H.verify(state.maxLen, model), state.maxLen);
         check.dataset.drawn = checkKey;
       }
-      drawMaps(root.querySelector(".handtf-intermediates"), trace, Object.keys(intermediates(trace)));
+      const names = Object.keys(intermediates(trace));
+      drawMaps(root.querySelector(".handtf-intermediates"), trace, names);
+      // an intermediate that overflowed (scores of -inf) is said so, unless the message area says something else
+      const partly = names.some((name) => !trace[name].every((row) => row.every(Number.isFinite)));
+      const said = message(root).textContent;
+      if (partly && !said) message(root).textContent = t.partlyFinite;
+      else if (!partly && said === t.partlyFinite) message(root).textContent = "";
     } else {
       say(root, t.notFinite, t.stale);
     }
