@@ -8,6 +8,8 @@ attention head, no layer norm and no feed-forward network: the special case of
 
 Every function takes one sequence (``[n_seq]`` token ids) or a batch
 (``[n_batch, n_seq]``); a leading ``...`` in a shape comment stands for either.
+``gpt``'s comments, the first listing a reader meets, show one sequence only, as
+picoGPT's do; the same lines run a batch (the arrays gain a leading axis).
 The arithmetic stays in the dtype of the weights (float16, float32 or float64).
 ``attention`` is the package's one attention (:mod:`handtf.attend`). The
 functions compute and return, nothing else: :func:`handtf.trace` keeps their
@@ -50,23 +52,23 @@ def causal_self_attention(x, c_attn, c_proj):
 # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
 def transformer_block(x, attn):
     # residual connection; no layer norm, no MLP
+    # --8<-- [start:residual]
     x = x + causal_self_attention(x, **attn)
+    # --8<-- [end:residual]
     return x
 # --8<-- [end:transformer_block]
 
 
 @checked(result=finite_logits)
 # --8<-- [start:gpt]
-# [..., n_seq] -> [..., n_seq, n_vocab]
+# [n_seq] -> [n_seq, n_vocab]
 def gpt(inputs, wte, wpe, blocks):
-    token_embedding = wte[inputs]  # [..., n_seq] -> [..., n_seq, n_embd]
+    token_embedding = wte[inputs]  # [n_seq] -> [n_seq, n_embd]
     position_embedding = wpe[: inputs.shape[-1]]  # [n_seq, n_embd]
-    x = token_embedding + position_embedding  # [..., n_seq, n_embd]
+    x = token_embedding + position_embedding  # [n_seq, n_embd]
     for block in blocks:
-        # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
-        x = transformer_block(x, **block)
-    # [..., n_seq, n_embd] -> [..., n_seq, n_vocab]
-    return x @ wte.swapaxes(-1, -2)
+        x = transformer_block(x, **block)  # [n_seq, n_embd] -> [n_seq, n_embd]
+    return x @ wte.T  # [n_seq, n_embd] -> [n_seq, n_vocab]
 # --8<-- [end:gpt]
 
 
