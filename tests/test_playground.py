@@ -27,6 +27,7 @@ import pytest
 
 import handtf
 from browsing import Visit
+from port_models import as_lists
 from pages import ROOT
 
 RELATIVE = 1e-9
@@ -48,14 +49,6 @@ def parse_module(source):
     """``{NAME: value}`` for every ``export const NAME = JSON;`` line of handtf-model.js."""
     found = re.findall(r"^export const (\w+) = (.*);$", source, flags=re.MULTILINE)
     return {name: json.loads(value) for name, value in found}
-
-
-def as_lists(model):
-    if isinstance(model, dict):
-        return {key: as_lists(value) for key, value in model.items()}
-    if isinstance(model, list):
-        return [as_lists(value) for value in model]
-    return np.asarray(model, dtype=np.float64).tolist()
 
 
 def perturbed_models():
@@ -278,7 +271,7 @@ def test_the_parity_check_fails_when_one_weight_of_the_port_is_changed(browser, 
 
 def test_bad_input_gets_a_clear_error(port):
     cases = {
-        "handtf.gpt([0, 2])": "token ids must be in 0..1 (the vocabulary has 2 tokens), got 2",
+        "handtf.gpt([0, 2])": "tokens must be token ids in 0..1 (a vocabulary of 2), got 2",  # as Python says it of inputs
         "handtf.gpt([])": "a sequence must hold 1 to 5 tokens (the context length), got 0",
         "handtf.gpt([0, 0, 0, 0, 0, 0])": "a sequence must hold 1 to 5 tokens (the context length), got 6",
         "handtf.gpt([0, 0.5])": "token ids must be integers, got number 0.5",

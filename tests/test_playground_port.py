@@ -11,6 +11,7 @@ worked out by hand in the comments, never from the port's own output.
 import html
 import math
 import random
+import re
 import struct
 
 import numpy as np
@@ -18,6 +19,7 @@ import pytest
 
 import handtf
 from browsing import Visit
+from port_models import as_lists
 from handtf.display import format_number
 from handtf.evaluation import MAX_LEN
 from handtf.inference import MAX_NEW_TOKENS
@@ -41,20 +43,20 @@ def attempt(page, code):
     )
 
 
-def as_lists(model):
-    if isinstance(model, dict):
-        return {key: as_lists(value) for key, value in model.items()}
-    if isinstance(model, list):
-        return [as_lists(value) for value in model]
-    return np.asarray(model, dtype=np.float64).tolist()
-
-
 # ------------------------------------------------------------ tie-breaks
 
 
 def test_argmax_breaks_a_tie_as_numpy(port):
     rows = [[1.0, 1.0], [0.0, 0.0], [2.0, 1.0], [1.0, 2.0], [-0.0, 0.0], [3.0, 5.0, 5.0], [7.0, 7.0, 7.0]]
     assert port.evaluate("(rows) => rows.map(handtf.argmax)", rows) == [int(np.argmax(r)) for r in rows]
+
+
+def test_argmax_takes_the_first_nan_as_numpy_and_refuses_what_is_not_a_row(port):
+    rows = [[1.0, math.nan], [math.nan, 1.0], [0.0, math.nan, math.nan], [-math.inf, math.nan], [math.inf, 1.0]]
+    assert port.evaluate("(rows) => rows.map(handtf.argmax)", rows) == [int(np.argmax(r)) for r in rows] == [1, 0, 1, 1, 0]
+    assert attempt(port, "handtf.argmax([])") == ["error", "Error: row must be a non-empty array of numbers, got an array of length 0"]
+    assert attempt(port, "handtf.argmax('ab')") == ["error", 'Error: row must be a non-empty array of numbers, got the string "ab"']
+    assert attempt(port, "handtf.argmax([1, '2'])") == ["error", 'TypeError: row[1] must be a number, got the string "2"']
 
 
 def tied_model():
@@ -109,6 +111,50 @@ def test_format_number_writes_non_finite_as_python_and_refuses_what_is_not_a_num
     assert attempt(port, "handtf.formatNumber(1.5, -1)") == ["error", "Error: digits must be an integer from 0 to 20, got number -1"]
 
 
+# by hand: the fewest digits that read back (Python's repr gives the same digits), fixed unless the
+# exponent form is 3 or more characters shorter, a true minus sign everywhere
+EXACT_TEXT = [  # (value, text): a list, since -0.0 and 0.0 are one key of a dict
+    (0.0002, "0.0002"), (1e-7, "1e\u22127"), (1e-320, "1e\u2212320"), (5e-324, "5e\u2212324"), (1000.0, "1000"),
+    (1e5, "1e5"), (10000.0, "10000"), (1e21, "1e21"), (1024.0, "1024"), (-1024.0, "\u22121024"),
+    (0.1 + 0.2, "0.30000000000000004"), (1.41421, "1.41421"), (-0.0, "\u22120"), (0.0, "0"),
+    (1.7976931348623157e308, "1.7976931348623157e308"), (0.125, "0.125"), (-1.5e-5, "\u22120.000015"),
+    (-1.5e-6, "\u22121.5e\u22126"), (123456789.123, "123456789.123"), (1e-4, "0.0001"), (1e-5, "1e\u22125"),
+]
+
+
+def test_exact_text_writes_the_fewest_digits_that_read_back(port):
+    got = port.evaluate("(values) => values.map(handtf.exactText)", [value for value, _ in EXACT_TEXT])
+    assert list(zip([value for value, _ in EXACT_TEXT], got)) == EXACT_TEXT
+    assert port.evaluate("() => [NaN, Infinity, -Infinity].map(handtf.exactText)") == ["nan", "inf", "\u2212inf"]
+    assert attempt(port, "handtf.exactText('1')") == ["error", 'TypeError: value must be a number, got the string "1"']
+
+
+def any_floats(n, seed=0):
+    """``n`` floats of every kind: random bits (subnormals and huge ones included), decimals, edges."""
+    rng = random.Random(seed)
+    bits = [struct.unpack("d", struct.pack("Q", rng.getrandbits(64)))[0] for _ in range(n)]
+    decimals = [round(rng.uniform(-100, 100), rng.randint(0, 8)) for _ in range(n)]
+    edges = [0.0, -0.0, 5e-324, -5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, 0.1 + 0.2, 1e21, 1e-7, 999999.9999]
+    return [x for x in bits + decimals + edges if math.isfinite(x)]
+
+
+def test_exact_text_reads_back_as_the_same_float(port):
+    values = any_floats(400)
+    texts = port.evaluate("(values) => values.map(handtf.exactText)", values)
+    back = [float(text.replace("\u2212", "-")) for text in texts]  # the standard library's reading
+    wrong = [(v, t) for v, t, b in zip(values, texts, back) if b != v or math.copysign(1, b) != math.copysign(1, v)]
+    assert wrong == []
+    assert max(map(len, texts)) <= 24  # the digits of repr() at most, and a sign
+
+
+def test_format_g_equals_pythons_g(port):
+    values = [1e308, 8.98846567431158e307, 1024.0, 0.0002, 1e-5, 999999.5, 1234565.0, 1234575.0, -2.5, 123456.5, 0.5, 3.0,
+              0.1015625, 13 / 128 / 1024, -123457.5, 0.00012345625]  # exact ties (13/128 = 0.1015625) go to even
+    values += any_floats(300, seed=2)
+    got = port.evaluate("(values) => values.map(handtf.formatG)", values)
+    assert [(v, g) for v, g in zip(values, got) if g != f"{v:g}"] == []
+
+
 def test_cell_text_writes_a_true_minus_and_e10(port):
     # by hand: format_number gives -1e+10 and -0.5; the cells write U+2212 and drop the "+"
     assert port.evaluate("() => [handtf.cellText(-1e10), handtf.cellText(-0.5), handtf.cellText(1e21)]") == [
@@ -149,29 +195,144 @@ def test_verify_and_complete_equal_python_at_lengths_that_cross_the_context(port
         ("handtf.gpt([0], m((m) => { m.wte[0][0] = NaN; }))", "model.wte[0] must not contain NaN or inf, got NaN at index 0"),
         ("handtf.verify(30, m((m) => { m.blocks[0].attn.c_proj.b[2] = -Infinity; }))",
          "model.blocks[0].attn.c_proj.b must not contain NaN or inf, got -Infinity at index 2"),
-        ("handtf.predict('ab', m((m) => { m.wte.push(m.wte[0].slice()); }))",
-         "model must have a vocabulary of 2 tokens and at least 5 positions, got wte of 3 rows and wpe of 5 rows"),
-        ("handtf.trace('ab', m((m) => { m.wpe.pop(); }))",
-         "model must have a vocabulary of 2 tokens and at least 5 positions, got wte of 2 rows and wpe of 4 rows"),
-        ("handtf.buildModel(1e308)", "lg = 1e+308 overflows float64: the model's logits are not finite after 'b'"),
-        ("handtf.gpt([0], m((m) => { m.blocks[0].attn.c_attn.w[0][0] = 1e200; m.blocks[0].attn.c_attn.w[0][8] = 1e200; }))",
-         "the model's logits are not finite after 'a' (they overflow float64)"),
+        ("handtf.gpt([0], m((m) => { m.wte[0] = new Array(8); }))", "model.wte[0][0] must be a number, got undefined (nothing there)"),  # holes
+        ("handtf.gpt([[0, 1], [1]])", "a batch of token ids must be sequences of one length, got a ragged batch of lengths [2,1]"),
+        ("handtf.divergingNorm('x')", 'matrix must be an array of rows of numbers (NaN allowed), got the string "x"'),
+        ("handtf.cellColours('a', handtf.divergingNorm([[1]]))", 'value must be a number, got the string "a"'),
+        ("handtf.cellColours(1, handtf.divergingNorm([[1]]), 'toString')", 'scheme must be "light" or "dark", got the string "toString"'),
     ],
 )
-def test_the_port_refuses_what_python_refuses(port, code, message):
+def test_the_port_refuses_what_is_not_allowed(port, code, message):
     setup = "const m = (change) => { const c = JSON.parse(JSON.stringify(handtf.MODEL)); change(c); return c; }; "
     kind, got = attempt(port, f"(() => {{ {setup} return {code}; }})()")
-    assert kind == "error" and message in got, got
+    assert kind == "error" and got.endswith(message), got
 
 
-def test_python_refuses_the_same_models():
+# The same calls in both languages: (Python, JavaScript with `m` the model and `a` the arguments).
+CALLS = {
+    "gpt": (lambda m, tokens: handtf.gpt(np.array(tokens), **m).tolist(), "handtf.gpt(a[0], m)"),
+    "predict": (lambda m, context: handtf.predict(context, m), "handtf.predict(a[0], m)"),
+    "nextTokenProbs": (lambda m, context: handtf.next_token_probs(context, m), "handtf.nextTokenProbs(a[0], m)"),
+    "complete": (lambda m, context, n: handtf.complete(context, n, m), "handtf.complete(a[0], a[1], m)"),
+    "trace": (lambda m, context: handtf.trace(context, m).logits.tolist(), "handtf.trace(a[0], m).logits"),
+    "verify": (lambda m, n: (lambda r: [r.checked, r.correct, [list(f) for f in r.failures]])(handtf.verify(n, m)),
+               "(({checked, correct, failures}) => [checked, correct, failures])(handtf.verify(a[0], m))"),
+    "buildModel": (lambda m, lg: float(handtf.build_model(lg)["blocks"][0]["attn"]["c_proj"]["w"][7, 6]),
+                   "handtf.buildModel(a[0]).blocks[0].attn.c_proj.w[7][6]"),
+}
+# every call on a model: short and long windows, one and several new tokens, a batch
+ON_A_MODEL = [
+    ("gpt", [0, 0]), ("gpt", [1]), ("gpt", [0, 0, 1, 0]), ("gpt", [0, 0, 1, 0, 0]), ("gpt", [[0, 1], [1, 0]]),
+    ("predict", "aa"), ("predict", "ab"), ("predict", "b"), ("predict", "aab"), ("predict", "aabaa"), ("predict", "baabaa"),
+    ("nextTokenProbs", "a"), ("nextTokenProbs", "aabaa"),
+    ("complete", "a", 0), ("complete", "a", 3), ("complete", "a", 4), ("complete", "aa", 2), ("complete", "b", 2),
+    ("complete", "aabaa", 1), ("trace", "aa"), ("trace", "ab"), ("trace", "aabaa"), ("verify", 2), ("verify", 6),
+]
+
+
+def python_outcome(name, model, args):
+    try:
+        # verify's margin of the model at the largest Lg overflows (1.8e308 is inf): numpy warns, and both give inf
+        with np.errstate(over="ignore"):
+            return ["ok", CALLS[name][0](model, *args)]
+    except (ValueError, TypeError) as error:
+        message = str(error).replace(" or a wider dtype", "")  # the port has no dtypes to widen
+        return ["error", re.sub(r"^inputs\b", "tokens", message)]  # Python's gpt names its argument inputs
+
+
+def changed(edit):
+    """The hand-set model with one weight set: ``(("wpe", 4, 5), value)``."""
+    (name, *index), value = edit
     model = handtf.build_model()
-    model["blocks"][0]["attn"]["c_attn"]["w"][0, [0, 8]] = 1e200
-    with pytest.raises(ValueError, match="logits are not finite after"):
-        handtf.predict("ab", model)
-    with pytest.raises(ValueError, match="lg = 1e\\+308 overflows float64: the model's logits are not finite after 'b'"):
-        handtf.build_model(1e308)
-    assert handtf.build_model(1e200)["blocks"][0]["attn"]["c_proj"]["b"][5] == 1e200  # finite logits: allowed
+    model[name][tuple(index)] = value
+    return model
+
+
+def boundary(accepts):
+    """``(below, above)``: floats within 1e-9 of the largest ``x`` that ``accepts(x)`` (bisected on floats)."""
+    low, high = 1.0, 1.7976931348623157e308
+    while high - low > 1e-12 * high:
+        middle = math.sqrt(low) * math.sqrt(high) if high > 4 * low else low / 2 + high / 2
+        try:
+            accepts(middle)
+            low = middle
+        except ValueError:
+            high = middle
+    return low * (1 - 1e-9), high * (1 + 1e-9)
+
+
+def parity_cases():
+    """(label, model, call, args) on both sides of each bound Python has."""
+    cases = []
+    # a weight at which the logits overflow: after a 'b' (its embedding), or at the fifth position only
+    for where, probe in ((("wte", 1, 6), [1]), (("wpe", 4, 5), [0, 0, 0, 0, 0])):
+        sides = boundary(lambda x: handtf.gpt(np.array(probe), **changed((where, x))))
+        for side, value in zip(("below", "above"), sides):
+            cases += [(f"{where} = {value!r} ({side})", changed((where, value)), call, args) for call, *args in ON_A_MODEL]
+    # Lg at which build_model overflows
+    below, above = boundary(handtf.build_model)
+    cases += [("Lg below", None, "buildModel", [below]), ("Lg above", None, "buildModel", [above])]
+    cases += [("Lg below", handtf.build_model(below), call, args) for call, *args in ON_A_MODEL]
+    # the shapes each function accepts: vocabulary, positions, blocks
+    model = handtf.build_model()
+    shapes = {
+        "3 tokens": {**model, "wte": np.vstack([model["wte"], 0.5 * model["wte"][:1]])},
+        "4 positions": {**model, "wpe": model["wpe"][:4]},
+        "6 positions": {**model, "wpe": np.vstack([model["wpe"], model["wpe"][-1:]])},
+        "no block": {**model, "blocks": []},
+        "2 blocks": {**model, "blocks": model["blocks"] * 2},
+    }
+    for label, shaped in shapes.items():
+        cases += [(label, shaped, call, args) for call, *args in ON_A_MODEL + [("gpt", [2, 0]), ("gpt", [0] * 6), ("predict", "aabaab")]]
+    return cases
+
+
+def same_outcome(got, want):
+    if got[0] != want[0]:
+        return False
+    if got[0] == "error":  # the same rule, in the same words up to what was given
+        return got[1].split(": ", 1)[1].split(", got")[0] == want[1].split(", got")[0]
+    js, py = got[1], want[1]
+    if isinstance(py, list) and py and isinstance(py[0], (list, float)) and not isinstance(py[0], str):
+        return np.allclose(np.array(js, dtype=float), np.array(py, dtype=float), rtol=1e-9, atol=0)
+    if isinstance(py, dict):
+        return js.keys() == py.keys() and all(abs(js[k] - py[k]) <= 1e-12 for k in py)
+    return js == py
+
+
+def test_the_port_refuses_exactly_what_python_refuses(port):
+    """Every entry point on models at both sides of each bound: the result where Python gives one, the same refusal where it refuses."""
+    cases = parity_cases()
+    got = port.evaluate(
+        """(cases) => cases.map(([m, code, a]) => {
+            if (m === null) m = undefined;
+            try { return ['ok', eval(code)]; } catch (e) { return ['error', `${e.name}: ${e.message}`]; }
+        })""",
+        [[as_lists(m) if m is not None else None, CALLS[call][1], args] for _, m, call, args in cases],
+    )
+    wrong = []
+    for (label, model, call, args), answer in zip(cases, got):
+        want = python_outcome(call, model, args)
+        if not same_outcome(answer, want):
+            wrong.append(f"{label}: {call}{tuple(args)}: port {answer[0]} {str(answer[1])[:120]}, Python {want[0]} {str(want[1])[:120]}")
+    assert wrong == [], "\n".join(wrong[:30])
+    # both sides of every bound were reached: each of them accepts some calls and refuses others
+    outcomes = {label: set() for label, *_ in cases}
+    for (label, *_), answer in zip(cases, got):
+        outcomes[label].add(answer[0])
+    refusing = [label for label, kinds in outcomes.items() if kinds == {"ok", "error"}]
+    assert len(refusing) >= 7, outcomes
+
+
+def test_predict_answers_where_python_answers_on_a_model_that_overflows_elsewhere(port):
+    # by hand: with wte[1][6] (b's own logit) at 1e300, every window with a 'b' overflows, 'a' alone does not
+    model = changed((("wte", 1, 6), 1e300))
+    got = port.evaluate(
+        "(m) => [handtf.predict('aa', m), handtf.complete('a', 0, m), (() => { try { handtf.predict('ab', m); } catch (e) { return e.message; } })()]",
+        as_lists(model),
+    )
+    assert got[:2] == [handtf.predict("aa", model), "a"] == ["b", "a"]
+    assert got[2] == "the model's logits are not finite after tokens [0, 1] (they overflow float64); use smaller weights"
 
 
 # ------------------------------------------------------------ parsing typed numbers, and links
@@ -192,7 +353,8 @@ def test_parse_number_reads_what_float_reads_and_refuses_the_rest(port):
         assert value == want, (text, value)
 
 
-LINK_VALUES = [1e21, 3.5e300, -1e-7, 5e-324, 0.1 + 0.2, 2**-3, 0.0002, 123456789.123, 1.7976931348623157e308]
+LINK_VALUES = [1e21, 3.5e300, -1e-7, 5e-324, 0.1 + 0.2, 2**-3, 0.0002, 123456789.123, 1.7976931348623157e308, -0.0]
+LINK_VALUES += any_floats(60, seed=1)
 
 
 def test_a_link_gives_back_every_value_it_writes(port):
@@ -211,8 +373,38 @@ def test_a_link_gives_back_every_value_it_writes(port):
     )
     for value, (query, lg, edits, problems) in zip(LINK_VALUES, got):
         assert problems == [] and "+" not in query, query
-        assert lg == (value if 0 < value < 1e300 else 1024), query
-        assert edits == [["c_proj.w.7.6", value], ["c_attn.b.23", -value]], query
+        assert float(lg) == (value if 0 < value < 1e300 else 1024), query  # Playwright reads 2.7e20 as an int
+        assert [[key, float(x)] for key, x in edits] == [["c_proj.w.7.6", value], ["c_attn.b.23", -value]], query
+        signs = [math.copysign(1, x) for _, x in edits]
+        assert signs == [math.copysign(1, value), math.copysign(1, -value)], query  # -0 comes back as -0
+
+
+def read_link(page, query):
+    return page.evaluate(
+        f"""async (query) => {{ const P = await {PLAYGROUND_JS};
+            const t = {{badLink: (x) => `bad ${{x}}`, badLg: (x) => `badLg ${{x}}`, lgOverflow: (x) => `overflow ${{x}}`}};
+            const r = P.stateFromQuery(query, t);
+            return [r.state.lg, [...r.state.edits], r.problems]; }}""",
+        query,
+    )
+
+
+@pytest.mark.parametrize(
+    ("query", "lg", "edits", "problems"),
+    [
+        ("?edit=c_attn.w.0.0:1:2", 1024, [], ["bad c_attn.w.0.0:1:2"]),  # exactly CELL:VALUE
+        ("?edit=c_attn.w.0.0", 1024, [], ["bad c_attn.w.0.0"]),
+        ("?edit=c_attn.w.00.0:5,c_proj.b.07:2", 1024, [["c_attn.w.0.0", 5], ["c_proj.b.7", 2]], []),  # one name a cell
+        ("?edit=c_attn.w.8.0:1,c_attn.b.24:1,c_proj.w.0.8:1", 1024, [], ["bad c_attn.w.8.0:1", "bad c_attn.b.24:1", "bad c_proj.w.0.8:1"]),
+        ("?lg=1e400", 1024, [], ["bad lg=1e400 overflow 1e400"]),  # a number, too large: not "must be greater than 0"
+        ("?lg=1e+400", 1024, [], ["bad lg=1e 400 overflow 1e+400"]),
+        ("?lg=-1e400", 1024, [], ["bad lg=-1e400 badLg -1e400"]),
+        ("?lg=0", 1024, [], ["bad lg=0 badLg 0"]),
+        ("?lg=1e-320", 1e-320, [], []),
+    ],
+)
+def test_a_link_is_read_cell_by_cell(port, query, lg, edits, problems):
+    assert read_link(port, query) == [lg, edits, problems]
 
 
 def test_an_old_link_with_a_bare_plus_still_reads(port):
@@ -274,6 +466,70 @@ def test_an_overflowing_model_is_said_so_and_shows_no_nan(browser, base_url, lan
         visit.close()
 
 
+def test_a_model_whose_intermediates_overflow_but_not_its_logits_is_said_so(browser, base_url):
+    # by hand: q0 of 'a' is 1e200 (row a of q:P0), k0 of 'b' is -1e200 (row b of k:P0): their score is -inf,
+    # masked out of row 0 and finite nowhere else that counts, so the logits stay finite (Python agrees below)
+    edits = {(5, 0): 1e200, (6, 8): -1e200}
+    model = handtf.build_model()
+    for (row, col), value in edits.items():
+        model["blocks"][0]["attn"]["c_attn"]["w"][row, col] = value
+    with np.errstate(over="ignore"):
+        want = handtf.trace("ab", model)
+    assert np.isinf(want.scores).any() and np.isfinite(want.logits).all()
+    query = "?context=ab&edit=" + ",".join(f"c_attn.w.{r}.{c}:{v:g}" for (r, c), v in edits.items())
+    for language, words in (("", "intermediate numbers are no longer finite"), ("zh/", "中间结果不再是有限数")):
+        visit = open_playground(browser, base_url, query, language)
+        try:
+            page = visit.page
+            assert words in page.inner_text(".handtf-message")
+            assert "nan" not in page.inner_text(".handtf-results") and page.inner_text(".handtf-prediction")
+            assert "\u2212inf" in page.inner_text("figure[data-name=scores]")
+            page.fill(".handtf-context", "aa")  # no 'b': every number finite again, and the note goes
+            page.dispatch_event(".handtf-context", "input")
+            assert page.inner_text(".handtf-message") == ""
+        finally:
+            visit.close()
+
+
+def weight_cells(page):
+    return page.eval_on_selector_all("td[data-key]", "cs => cs.map((c) => [c.dataset.key, c.textContent, c.getAttribute('aria-label')])")
+
+
+def test_every_weight_cell_shows_the_float_the_model_uses(browser, base_url):
+    lg, edits = 0.0002, {"c_attn.w.0.0": 1e-7, "c_attn.b.3": 0.1 + 0.2, "c_proj.w.2.2": -0.0, "c_proj.b.7": 1e-320,
+                         "c_attn.w.7.23": 123456789.123, "c_proj.w.0.0": 1e21}
+    model = handtf.build_model(lg)["blocks"][0]["attn"]
+    for key, value in edits.items():
+        param, part, *index = key.split(".")
+        model[param][part][tuple(map(int, index))] = value
+    query = f"?lg={lg}&edit=" + ",".join(f"{k}:{v!r}".replace("+", "%2B") for k, v in edits.items())
+    visit = open_playground(browser, base_url, query)
+    try:
+        cells = weight_cells(visit.page)
+        assert len(cells) == 9 * 24 + 9 * 8
+        for key, text, label in cells:
+            param, part, *index = key.split(".")
+            want = float(model[param][part][tuple(map(int, index))])
+            got = float(text.replace("\u2212", "-"))  # the standard library reads what the cell shows
+            assert got == want and math.copysign(1, got) == math.copysign(1, want), (key, text, want)
+            assert label.startswith(text + ","), (key, label)  # a screen reader hears the same number
+        assert visit.page.input_value(".handtf-lg") == "0.0002"
+    finally:
+        visit.close()
+
+
+def test_opening_a_cell_and_pressing_enter_changes_nothing(browser, base_url):
+    visit = open_playground(browser, base_url, "?lg=1.41421")  # a value with more than 3 decimals
+    try:
+        page = visit.page
+        page.click('td[data-key="c_proj.w.7.6"]')
+        assert page.input_value(".handtf-cell-input") == "1.41421"  # the float itself, not 1.414
+        page.keyboard.press("Enter")
+        assert page.inner_text(".handtf-edits") == "" and page.inner_text('td[data-key="c_proj.w.7.6"]') == "1.41421"
+    finally:
+        visit.close()
+
+
 def test_the_lg_field_shows_the_float_the_model_uses(browser, base_url):
     visit = open_playground(browser, base_url, "?lg=0.0002")
     try:
@@ -313,8 +569,9 @@ def inside_screen(page, key):
     )
 
 
-def test_on_a_phone_every_third_of_c_attn_fits_the_screen(browser, base_url):
-    visit = open_playground(browser, base_url, "?edit=c_attn.w.6.23:1", width=390)
+@pytest.mark.parametrize("lg", ["", "&lg=0.177", "&lg=1220", "&lg=2.38"])  # the slider's Lg between powers of 2 (3 digits)
+def test_on_a_phone_every_third_of_c_attn_fits_the_screen(browser, base_url, lg):
+    visit = open_playground(browser, base_url, "?edit=c_attn.w.6.23:1" + lg, width=390)
     try:
         page = visit.page
         assert page.is_checked('.handtf-thirds input[value="v"]')  # the link's edit is in v: v shows

@@ -27,6 +27,7 @@ export {
 function describe(value) {
   if (Array.isArray(value)) return `an array of length ${value.length}`;
   if (value === null) return "null";
+  if (value === undefined) return "undefined (nothing there)";
   if (typeof value === "object") return `an object with keys ${JSON.stringify(Object.keys(value).sort())}`;
   if (typeof value === "string") return `the string ${JSON.stringify(value)}`;
   return `${typeof value} ${String(value)}`;
@@ -36,10 +37,11 @@ function checkVector(name, value, size, what) {
   if (!Array.isArray(value) || value.length !== size) {
     throw new Error(`${name} must be an array of ${size} numbers (${what}), got ${describe(value)}`);
   }
-  value.forEach((x, i) => {
+  for (let i = 0; i < size; i++) {
+    const x = value[i]; // an index loop: a hole (new Array(8)) is undefined here, where forEach would skip it
     if (typeof x !== "number") throw new TypeError(`${name}[${i}] must be a number, got ${describe(x)}`);
     if (!Number.isFinite(x)) throw new Error(`${name} must not contain NaN or inf, got ${x} at index ${i}`);
-  });
+  }
 }
 
 function checkMatrix(name, value, rows, cols, what) {
@@ -47,7 +49,7 @@ function checkMatrix(name, value, rows, cols, what) {
     const size = rows === undefined ? "" : ` of ${rows} rows`;
     throw new Error(`${name} must be an array${size} (${what}), got ${describe(value)}`);
   }
-  value.forEach((row, i) => checkVector(`${name}[${i}]`, row, cols, what));
+  for (let i = 0; i < value.length; i++) checkVector(`${name}[${i}]`, value[i], cols, what);
 }
 
 function checkKeys(name, value, keys) {
@@ -87,7 +89,7 @@ export function checkModel(model) {
   return [wte.length, wpe.length, nEmbd];
 }
 
-// fingerprints of the models checkFiniteModel passed, oldest first (as handtf.weights.FINITE_MODELS)
+// the models checkFiniteModel passed, as their JSON, oldest first: a redraw of the same weights checks nothing again
 const FINITE_MODELS = new Map();
 
 /**
@@ -95,8 +97,13 @@ const FINITE_MODELS = new Map();
  * at least N_CTX positions) whose logits are finite for every input it can see. With two tokens there
  * are 2**N_CTX full windows, and row i of a window's logits is the logits of its first i + 1 tokens
  * (the causal mask), so one pass over each of them checks every input. Returns [n_vocab, n_ctx, n_embd].
+ *
+ * With `everyWindow` false (as Python's `check_finite_model(model, every_window=False)`, which
+ * `predict`, `nextTokenProbs` and `complete` use) only the shape is checked: the logits of the
+ * windows actually run are then refused if they are not finite, as Python's `gpt` refuses them.
+ * `verify` and `buildModel` check every window.
  */
-export function checkFiniteModel(model) {
+export function checkFiniteModel(model, everyWindow = true) {
   const sizes = checkModel(model);
   const [nVocab, nCtx] = sizes;
   if (nVocab !== N_VOCAB || nCtx < N_CTX) {
@@ -105,6 +112,7 @@ export function checkFiniteModel(model) {
         `got wte of ${nVocab} rows and wpe of ${nCtx} rows`,
     );
   }
+  if (!everyWindow) return sizes;
   const digest = JSON.stringify(model);
   if (FINITE_MODELS.has(digest)) return sizes; // these very numbers passed already
   for (let w = 0; w < 2 ** N_CTX; w++) {
@@ -121,17 +129,31 @@ export function checkFiniteModel(model) {
   return sizes;
 }
 
+// As Python's handtf.checks.finite_logits, gpt's result guard: the first sequence (of a batch) and the
+// first row whose logits are not finite are named by their tokens, up to that row.
+function finiteLogits(logits, tokens) {
+  const row = logits.findIndex((r) => !r.every(Number.isFinite));
+  if (row >= 0) {
+    throw new Error(
+      `the model's logits are not finite after tokens [${tokens.slice(0, row + 1).join(", ")}] (they overflow float64); ` +
+        "use smaller weights",
+    );
+  }
+  return logits;
+}
+
 function checkTokens(tokens, nVocab, nCtx) {
   if (!Array.isArray(tokens)) throw new TypeError(`tokens must be an array of token ids, got ${describe(tokens)}`);
   if (tokens.length < 1 || tokens.length > nCtx) {
     throw new Error(`a sequence must hold 1 to ${nCtx} tokens (the context length), got ${tokens.length}`);
   }
-  tokens.forEach((t) => {
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i];
     if (!Number.isInteger(t)) throw new TypeError(`token ids must be integers, got ${describe(t)}`);
     if (t < 0 || t >= nVocab) {
-      throw new Error(`token ids must be in 0..${nVocab - 1} (the vocabulary has ${nVocab} tokens), got ${t}`);
+      throw new Error(`tokens must be token ids in 0..${nVocab - 1} (a vocabulary of ${nVocab}), got ${t}`);
     }
-  });
+  }
 }
 
 function checkLg(lg) {
@@ -265,35 +287,45 @@ export function buildModel(lg = LG) {
   try {
     checkFiniteModel(model);
   } catch (error) {
-    throw new Error(`lg = ${lg} overflows float64: ${error.message}`);
+    throw new Error(`lg = ${formatG(lg)} overflows float64: ${error.message}`);
   }
   return model;
 }
 
-/** `handtf.gpt`: token ids [n_seq] (or a batch [n_batch][n_seq]) -> logits [n_seq][n_vocab]. */
+/**
+ * `handtf.gpt`: token ids [n_seq] (or a batch [n_batch][n_seq]) -> logits [n_seq][n_vocab].
+ * As Python's: any model of the layout (any vocabulary, any number of positions and blocks), and
+ * logits that are not finite are refused.
+ */
 export function gpt(tokens, model = MODEL) {
-  const sizes = checkFiniteModel(model);
+  const sizes = checkModel(model);
   if (Array.isArray(tokens) && tokens.length && Array.isArray(tokens[0])) {
-    return tokens.map((sequence) => logitsOf(sequence, model, sizes));
+    const lengths = new Set(tokens.map((sequence) => (Array.isArray(sequence) ? sequence.length : -1)));
+    if (lengths.size > 1) {
+      throw new Error(`a batch of token ids must be sequences of one length, got a ragged batch of lengths ${JSON.stringify([...lengths])}`);
+    }
+    tokens.forEach((sequence) => checkTokens(sequence, sizes[0], sizes[1]));
+    return tokens.map((sequence) => finiteLogits(forward(sequence, model).logits, sequence));
   }
   return logitsOf(tokens, model, sizes);
 }
 
-// the logits of one sequence, for a model already checked (sizes = checkModel(model))
+// the logits of one sequence, for a model already checked (sizes = checkModel(model)); refused if not finite
 function logitsOf(tokens, model, [nVocab, nCtx]) {
   checkTokens(tokens, nVocab, nCtx);
-  return forward(tokens, model).logits;
+  return finiteLogits(forward(tokens, model).logits, tokens);
 }
 
 /** `handtf.trace`: every intermediate of one forward pass over the last N_CTX tokens of `context`. */
 export function trace(context, model = MODEL) {
-  const [nVocab, nCtx] = checkFiniteModel(model);
+  const tokens = contextWindow(context);
+  const [nVocab, nCtx] = checkModel(model);
   if (model.blocks.length !== 1) {
     throw new Error(`trace follows a model with exactly one block, got ${model.blocks.length} blocks`);
   }
-  const tokens = contextWindow(context);
   checkTokens(tokens, nVocab, nCtx);
   const { token_embedding, position_embedding, embedding, steps, residual, logits } = forward(tokens, model);
+  finiteLogits(logits, tokens);
   const result = {
     context: tokens.map((t) => CHARS[t]).join(""),
     tokens,
@@ -305,30 +337,44 @@ export function trace(context, model = MODEL) {
     logits,
     probs: softmax(logits),
   };
-  result.predictions = result.probs.map((row) => CHARS[argmax(row)]).join("");
+  // as Python's Trace.predictions, read when asked: a token beyond 'a' and 'b' (a larger vocabulary) has no character
+  Object.defineProperty(result, "predictions", {
+    get: () => result.probs.map((row) => untok(argmax(row))).join(""),
+  });
   return result;
 }
 
-/** The index of the largest entry; the first one on a tie, as numpy's argmax. */
+/** The index of the largest entry; the first one on a tie, and the first NaN if there is one, as numpy's argmax. */
 export function argmax(row) {
+  if (!Array.isArray(row) || row.length === 0) throw new Error(`row must be a non-empty array of numbers, got ${describe(row)}`);
   let best = 0;
-  for (let i = 1; i < row.length; i++) if (row[i] > row[best]) best = i;
+  for (let i = 0; i < row.length; i++) {
+    if (typeof row[i] !== "number") throw new TypeError(`row[${i}] must be a number, got ${describe(row[i])}`);
+    if (Number.isNaN(row[i])) return i;
+    if (row[i] > row[best]) best = i;
+  }
   return best;
+}
+
+// a token id back to its character, as Python's untok
+function untok(token) {
+  if (!(token >= 0 && token < CHARS.length)) {
+    throw new Error(`token must be ${CHARS.map((c, i) => `${i} ('${c}')`).join(" or ")}, got ${token}`);
+  }
+  return CHARS[token];
 }
 
 /** `handtf.next_token_probs`: the probability of each token after `context`. */
 export function nextTokenProbs(context, model = MODEL) {
-  const logits = logitsOf(contextWindow(context), model, checkFiniteModel(model));
+  const sizes = checkFiniteModel(model, false);
+  const logits = logitsOf(contextWindow(context), model, sizes);
   const [probs] = softmax([logits[logits.length - 1]]);
   return Object.fromEntries(CHARS.map((char, i) => [char, probs[i]]));
 }
 
 /** `handtf.predict`: the most likely next character after `context`. */
 export function predict(context, model = MODEL) {
-  return predictChecked(context, model, checkFiniteModel(model));
-}
-
-function predictChecked(context, model, sizes) {
+  const sizes = checkFiniteModel(model, false);
   const logits = logitsOf(contextWindow(context), model, sizes);
   return CHARS[argmax(logits[logits.length - 1])];
 }
@@ -338,8 +384,8 @@ export function complete(context, maxNewTokens = 10, model = MODEL) {
   checkInteger("maxNewTokens", maxNewTokens);
   if (maxNewTokens < 0) throw new Error(`maxNewTokens must be 0 or more, got ${maxNewTokens}`);
   checkAtMost("maxNewTokens", maxNewTokens, MAX_NEW_TOKENS, " (MAX_NEW_TOKENS, complete's upper bound)");
+  const sizes = checkFiniteModel(model, false); // the windows run below are refused if their logits are not finite
   let window = contextWindow(context); // refuse an empty or invalid context before the loop
-  const sizes = checkFiniteModel(model);
   // each step costs the same: the model sees only the last N_CTX tokens, and there are few such windows
   const next = new Map(); // window -> the id of the token that follows it
   const added = [];
@@ -419,14 +465,31 @@ function toEven(rounded, value, keep, significant) {
   // every digit of the float (a float that can tie at these places ends within 100 decimals)
   const exact = magnitude < 1e21 ? magnitude.toFixed(100).replace(/\.?0+$/, "") : BigInt(magnitude).toString();
   const [whole, fraction = ""] = exact.split(".");
-  // significant digits: |value| >= 1e6 here, so the digits start with the whole part
-  const digits = significant ? whole + fraction : whole + fraction.padEnd(keep, "0");
+  // significant digits start at the first digit that is not 0; e is the power of 10 of that digit
+  const first = whole === "0" ? fraction.search(/[1-9]/) : 0;
+  const e = whole === "0" ? -(first + 1) : whole.length - 1;
+  const digits = significant ? (whole === "0" ? fraction.slice(first) : whole + fraction) : whole + fraction.padEnd(keep, "0");
   const kept = significant ? keep : whole.length + keep; // how many of `digits` are kept
   if (digits.slice(kept).replace(/0+$/, "") !== "5") return rounded; // not a tie
   if (Number(digits[kept - 1]) % 2 !== 0) return rounded; // away from zero is to even here
   const sign = value < 0 ? "-" : "";
-  if (significant) return `${sign}${digits[0]}${keep > 1 ? `.${digits.slice(1, keep)}` : ""}e+${whole.length - 1}`;
+  if (significant) return `${sign}${digits[0]}${keep > 1 ? `.${digits.slice(1, keep)}` : ""}e${e < 0 ? "-" : "+"}${Math.abs(e)}`;
   return `${sign}${whole}${keep ? `.${digits.slice(whole.length, kept)}` : ""}`;
+}
+
+/** Python's f"{value:g}" of a finite number: 6 significant digits, the exponent form below 1e-4 and from 1e6 on. */
+export function formatG(value) {
+  if (typeof value !== "number" || !Number.isFinite(value)) {
+    throw new TypeError(`value must be a finite number, got ${describe(value)}`);
+  }
+  if (value === 0) return Object.is(value, -0) ? "-0" : "0";
+  const [mantissa, power] = toEven(value.toExponential(5), value, 6, true).split("e"); // 6 digits, a tie to even
+  const e = Number(power);
+  const trim = (text) => (text.includes(".") ? text.replace(/0+$/, "").replace(/\.$/, "") : text);
+  if (e < -4 || e >= 6) return `${trim(mantissa)}e${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(2, "0")}`;
+  const sign = value < 0 ? "-" : "";
+  const digits = mantissa.replace(/^-/, "").replace(".", ""); // 6 of them
+  return sign + trim(e >= 0 ? `${digits.slice(0, e + 1)}.${digits.slice(e + 1)}` : `0.${"0".repeat(-e - 1)}${digits}`);
 }
 
 /** The figures' cell text: a true minus sign, and 1e+10 written 1e10. */
@@ -434,8 +497,32 @@ export function cellText(value) {
   return formatNumber(value).replace(/-/g, "\u2212").replace("e+", "e");
 }
 
+/**
+ * A weight's cell text: the float the model uses, in the fewest digits that read back as exactly
+ * that float (0.0002, 1.41421, 0.30000000000000004), with a true minus sign (-0 too). The exponent
+ * form (1e-7, 1e21, 5e-324) is used where it is at least 3 characters shorter, so 1000 stays 1000.
+ */
+export function exactText(value) {
+  if (typeof value !== "number") throw new TypeError(`value must be a number, got ${describe(value)}`);
+  if (!Number.isFinite(value)) return cellText(value);
+  const sign = value < 0 || Object.is(value, -0) ? "\u2212" : "";
+  if (value === 0) return `${sign}0`;
+  const [mantissa, power] = Math.abs(value).toExponential().split("e"); // the shortest digits that read back
+  const digits = mantissa.replace(".", "");
+  const e = Number(power);
+  let fixed;
+  if (e >= digits.length - 1) fixed = digits + "0".repeat(e - digits.length + 1);
+  else if (e >= 0) fixed = `${digits.slice(0, e + 1)}.${digits.slice(e + 1)}`;
+  else fixed = `0.${"0".repeat(-e - 1)}${digits}`;
+  const exponent = `${mantissa}e${e < 0 ? "\u2212" : ""}${Math.abs(e)}`;
+  return sign + (exponent.length + 3 <= fixed.length ? exponent : fixed);
+}
+
 /** The figures' colour scale for a matrix: centred on zero, logarithmic when 1 and 1024 must both show. */
 export function divergingNorm(matrix) {
+  if (!Array.isArray(matrix) || !matrix.every((row) => Array.isArray(row) && row.every((x) => typeof x === "number"))) {
+    throw new TypeError(`matrix must be an array of rows of numbers (NaN allowed), got ${describe(matrix)}`);
+  }
   const finite = matrix.flat().filter(Number.isFinite).map(Math.abs);
   let top = finite.length ? Math.max(...finite) : 1;
   top = top || 1;
@@ -459,8 +546,10 @@ function symLogNorm(linthresh, linscale, vmin, vmax, base) {
 
 /** The fill and text colour of a cell holding `value`, as the figures of `scheme` ("light" or "dark") colour it. */
 export function cellColours(value, norm, scheme = "light") {
-  const colours = COLOURS[scheme];
+  const colours = Object.hasOwn(COLOURS, scheme) ? COLOURS[scheme] : undefined;
   if (!colours) throw new Error(`scheme must be "light" or "dark", got ${describe(scheme)}`);
+  if (typeof value !== "number") throw new TypeError(`value must be a number, got ${describe(value)}`);
+  if (!norm || typeof norm.scale !== "function") throw new TypeError(`norm must be a norm made by divergingNorm, got ${describe(norm)}`);
   const clipped = Math.min(Math.max(value, norm.vmin), norm.vmax);
   const x = norm.scale(clipped);
   const n = colours.lut.length;
@@ -482,6 +571,6 @@ if (typeof window !== "undefined") {
     MODEL, LG, N_CTX, CHARS, EMBED_LABELS, TOKEN_LABELS, QKV_LABELS, TRACE_NAMES, VERIFY_MAX_LEN,
     MAX_NEW_TOKENS, MAX_LEN, argmax,
     buildModel, gpt, trace, verify, predict, complete, nextTokenProbs, tokenize, contextWindow, checkModel, checkFiniteModel,
-    formatNumber, cellText, divergingNorm, cellColours,
+    formatNumber, formatG, cellText, exactText, divergingNorm, cellColours,
   });
 }

@@ -45,6 +45,9 @@ const TEXT = {
     lgOverflow: (text) => `Lg = ${text} is too large: the model's numbers would overflow (stop being finite). Try a smaller one.`,
     tooLarge: (text) => `“${text}” is too large: a weight must be a finite number, at most about 1.8e308.`,
     notFinite: "With these weights the model's numbers are no longer finite (they overflow), so it predicts nothing. Make a weight smaller or reset.",
+    partlyFinite:
+      "With these weights some of the model's intermediate numbers are no longer finite (they overflow, shown as inf); " +
+      "its logits still are, so it still predicts.",
     thirds: "Columns of c_attn",
     all: "all",
     badMaxLen: (text) => `The length must be a whole number from 2 to ${MAX_LEN_LIMIT}, got “${text}”.`,
@@ -86,6 +89,7 @@ const TEXT = {
     lgOverflow: (text) => `Lg = ${text} 太大：模型算出的数会溢出（不再是有限数）。请换一个小一些的值。`,
     tooLarge: (text) => `“${text}”太大：权重必须是有限数，最大约为 1.8e308。`,
     notFinite: "用这些权重，模型算出的数不再是有限数（溢出了），因此它无法预测。请把某个权重改小，或恢复原值。",
+    partlyFinite: "用这些权重，模型的一些中间结果不再是有限数（溢出了，显示为 inf）；它的 logits 仍是有限数，所以仍能预测。",
     thirds: "c_attn 显示的列",
     all: "全部",
     badMaxLen: (text) => `长度必须是 2 到 ${MAX_LEN_LIMIT} 之间的整数，而这里是“${text}”。`,
@@ -137,13 +141,14 @@ function defaultState() {
 // an edit's key: "c_attn.w.ROW.COL", "c_attn.b.COL", "c_proj.w.ROW.COL" or "c_proj.b.COL"
 const KEY = /^(c_attn|c_proj)\.(w\.(\d+)\.(\d+)|b\.(\d+))$/;
 
+// the cell a key names, and its key as the cells write it (c_attn.w.00.0 is c_attn.w.0.0); null if none
 function parseKey(key) {
   const match = KEY.exec(key);
   if (!match) return null;
   const [, param, , row, col, bias] = match;
   const width = param === "c_attn" ? 3 * H.N_EMBED : H.N_EMBED;
-  if (bias !== undefined) return +bias < width ? { param, part: "b", col: +bias } : null;
-  return +row < H.N_EMBED && +col < width ? { param, part: "w", row: +row, col: +col } : null;
+  if (bias !== undefined) return +bias < width ? { param, part: "b", col: +bias, key: `${param}.b.${+bias}` } : null;
+  return +row < H.N_EMBED && +col < width ? { param, part: "w", row: +row, col: +col, key: `${param}.w.${+row}.${+col}` } : null;
 }
 
 function modelOf(state) {
@@ -172,9 +177,9 @@ function tooLarge(text) {
   return NUMBER.test(String(text).trim().replace(/\u2212/g, "-")) && parseNumber(text) === null;
 }
 
-/** A number as a link writes it: the shortest text that reads back as the same float, with + escaped. */
+/** A number as a link writes it: the shortest text that reads back as the same float (-0 too), with + escaped. */
 function linkNumber(value) {
-  return encodeURIComponent(String(value));
+  return encodeURIComponent(Object.is(value, -0) ? "-0" : String(value));
 }
 
 /** A number from a link: an unescaped + (1e+21 in an old link) reaches us as a space. */
@@ -187,13 +192,18 @@ function lgText(lg) {
   return String(lg);
 }
 
-/** An Lg from the slider (2 ** position), rounded to the 6 significant digits the field then shows. */
+/**
+ * An Lg from the slider: 2 ** position, exact at whole positions (1024, 0.125), else rounded to 3
+ * significant digits (2 ** 10.25 is 1220): the weight cells show Lg exactly, and 3 digits keep the
+ * columns of c_attn narrow enough for a phone. Steps of 0.25 (a factor 1.19) stay apart.
+ */
 function sliderLg(position) {
-  return Number((2 ** position).toPrecision(6));
+  return Number.isInteger(position) ? 2 ** position : Number((2 ** position).toPrecision(3));
 }
 
 // The Lg of a valid model (a number > 0 whose model stays finite), or the message that refuses it.
 function checkLgValue(value, text, t) {
+  if (value === null && tooLarge(text) && !/^\s*[-\u2212]/.test(text)) return { error: t.lgOverflow(text) }; // 1e400: beyond float64
   if (value === null || !(value > 0)) return { error: t.badLg(text) };
   try {
     H.buildModel(value);
@@ -228,7 +238,8 @@ export function stateFromQuery(search, t) {
     }
   }
   if (params.has("lg")) {
-    const { value, error } = checkLgValue(readLinkNumber(params.get("lg")), params.get("lg"), t);
+    const text = params.get("lg").replace(/ /g, "+");
+    const { value, error } = checkLgValue(readLinkNumber(text), text, t);
     if (error) problems.push(`${t.badLink(`lg=${params.get("lg")}`)} ${error}`);
     else state.lg = value;
   }
@@ -238,9 +249,10 @@ export function stateFromQuery(search, t) {
     else problems.push(t.badLink(`max_len=${params.get("max_len")}`));
   }
   for (const item of (params.get("edit") || "").split(",").filter(Boolean)) {
-    const [key, text] = item.split(":");
-    const value = readLinkNumber(text);
-    if (parseKey(key) && value !== null) state.edits.set(key, value);
+    const parts = item.split(":"); // exactly CELL:VALUE
+    const cell = parts.length === 2 ? parseKey(parts[0]) : null;
+    const value = parts.length === 2 ? readLinkNumber(parts[1]) : null;
+    if (cell && value !== null) state.edits.set(cell.key, value);
     else problems.push(t.badLink(item));
   }
   return { state, problems };
@@ -263,7 +275,7 @@ const QKV_GROUPS = [["q", 0, 8], ["k", 8, 8], ["v", 16, 8]];
  * `edited` holds the keys that differ from the hand-set model.
  */
 function heatmap(spec) {
-  const { name, title, matrix, rows, cols, groups, keys, edited, label } = spec;
+  const { name, title, matrix, rows, cols, groups, keys, edited, label, text: textOf = H.cellText } = spec;
   const [nRows, nCols] = spec.visible || [matrix.length, matrix[0].length];
   const hide = (shown) => (shown ? "" : " hidden");
   const norm = H.divergingNorm(matrix);
@@ -280,10 +292,11 @@ function heatmap(spec) {
           const classes = [groupStart.has(j) ? "handtf-split" : "", keys && edited.has(keys(i, j)) ? "handtf-edited" : ""]
             .filter(Boolean)
             .join(" ");
+          const shown = textOf(value);
           const extra = keys
-            ? ` role="gridcell" tabindex="-1" data-key="${keys(i, j)}" data-row="${i}" data-col="${j}" aria-label="${escape(label(i, j, H.cellText(value)))}"`
+            ? ` role="gridcell" tabindex="-1" data-key="${keys(i, j)}" data-row="${i}" data-col="${j}" aria-label="${escape(label(i, j, shown))}"`
             : "";
-          return `<td${classes ? ` class="${classes}"` : ""} data-fill="${fill}" style="background:${fill};color:${text}"${extra}${hide(j < nCols)}>${H.cellText(value)}</td>`;
+          return `<td${classes ? ` class="${classes}"` : ""} data-fill="${fill}" style="background:${fill};color:${text}"${extra}${hide(j < nCols)}>${cellHTML(shown)}</td>`;
         })
         .join("");
       const bias = keys && i === matrix.length - 1 ? ' class="handtf-bias"' : "";
@@ -297,6 +310,15 @@ function heatmap(spec) {
     `<div class="handtf-scroll"><table class="handtf-table"${role} aria-label="${escape(title)}"><thead>${head}${colHead}</thead><tbody>${body}</tbody></table></div>` +
     `</figure>`
   );
+}
+
+// A long number (0.30000000000000004) may break every 8 characters (<wbr>): its column stays narrow, its text whole.
+function cellHTML(text) {
+  return text.length <= 9 ? escape(text) : escape(text).replace(/(.{8})(?=.)/g, "$1<wbr>");
+}
+
+function setCell(cell, text) {
+  if (cell.textContent !== text) cell.innerHTML = cellHTML(text);
 }
 
 function shapeText({ shape, visible, matrix }) {
@@ -357,7 +379,7 @@ function draw(container, specs) {
 }
 
 function update(figure, spec) {
-  const { matrix, rows, cols, keys, edited, label } = spec;
+  const { matrix, rows, cols, keys, edited, label, text: textOf = H.cellText } = spec;
   const [nRows, nCols] = spec.visible || [matrix.length, matrix[0].length];
   const norm = H.divergingNorm(matrix);
   setText(figure.querySelector(".handtf-shape"), shapeText(spec));
@@ -378,7 +400,8 @@ function update(figure, spec) {
       const cell = cells[k++];
       setHidden(cell, j >= nCols);
       const { fill, text } = H.cellColours(value, norm, scheme);
-      setText(cell, H.cellText(value));
+      const shown = textOf(value);
+      setCell(cell, shown);
       if (cell.dataset.fill !== fill) {
         cell.dataset.fill = fill;
         cell.style.background = fill;
@@ -386,7 +409,7 @@ function update(figure, spec) {
       }
       if (keys) {
         cell.classList.toggle("handtf-edited", edited.has(keys(i, j)));
-        const name = label(i, j, H.cellText(value));
+        const name = label(i, j, shown);
         if (cell.getAttribute("aria-label") !== name) cell.setAttribute("aria-label", name);
       }
     }),
@@ -564,12 +587,12 @@ function weightMaps(t, state, model) {
   return [
     {
       name: "c_attn", title: "c_attn w, b", matrix: [...attn.c_attn.w, attn.c_attn.b], rows, cols: [...E, ...E, ...E],
-      groups: QKV_GROUPS, keys: editable("c_attn"), edited: state.edits, label: label("c_attn", H.QKV_LABELS),
+      groups: QKV_GROUPS, keys: editable("c_attn"), edited: state.edits, label: label("c_attn", H.QKV_LABELS), text: H.exactText,
       shape: `w [${H.N_EMBED}\u00d7${3 * H.N_EMBED}], b [${3 * H.N_EMBED}]`,
     },
     {
       name: "c_proj", title: "c_proj w, b", matrix: [...attn.c_proj.w, attn.c_proj.b], rows, cols: E,
-      keys: editable("c_proj"), edited: state.edits, label: label("c_proj", E),
+      keys: editable("c_proj"), edited: state.edits, label: label("c_proj", E), text: H.exactText,
       shape: `w [${H.N_EMBED}\u00d7${H.N_EMBED}], b [${H.N_EMBED}]`,
     },
   ];
@@ -618,7 +641,7 @@ function gridKeyboard(container, onCommit, t, root) {
         onCommit(cell.dataset.key, value);
       } else {
         done = true;
-        cell.textContent = old;
+        cell.innerHTML = cellHTML(old);
         say(root, "");
         focusCell(cell);
       }
@@ -793,7 +816,13 @@ function mountPlayground(root, t) {
         check.innerHTML = checkHTML(t, H.verify(state.maxLen, model), state.maxLen);
         check.dataset.drawn = checkKey;
       }
-      drawMaps(root.querySelector(".handtf-intermediates"), trace, Object.keys(intermediates(trace)));
+      const names = Object.keys(intermediates(trace));
+      drawMaps(root.querySelector(".handtf-intermediates"), trace, names);
+      // an intermediate that overflowed (scores of -inf) is said so, unless the message area says something else
+      const partly = names.some((name) => !trace[name].every((row) => row.every(Number.isFinite)));
+      const said = message(root).textContent;
+      if (partly && !said) message(root).textContent = t.partlyFinite;
+      else if (!partly && said === t.partlyFinite) message(root).textContent = "";
     } else {
       say(root, t.notFinite, t.stale);
     }
