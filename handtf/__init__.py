@@ -13,13 +13,15 @@ forward pass) and ``running``. A module is never named as a function it
 exports, so ``handtf.trace`` is always the function. The general Transformer building
 blocks, which the hand-made model shares, are one module per idea:
 ``activations``, ``layers``, ``attend`` (the package's one ``attention``),
-``masks``, ``positions``, ``loss``, ``decoding`` and ``seq2seq``. Every public
+``masks``, ``positions``, ``loss``, ``decoding`` and ``seq2seq`` (a folder:
+``seq2seq.blocks``, the encoder-decoder's pieces, and ``seq2seq.model``, the model
+built from them). Every public
 function checks its arguments at the boundary (``checks``), so the functions
 themselves are only the math; ``recording`` keeps what the forward pass
 computes from outside it, by the names its code gives it. Each forward function that training needs has its
 backward function right below it (``softmax_backward``, ``linear_backward``,
 ``attention_backward``, ...); ``gpt_grads``, ``training`` and
-``seq2seq_training`` put them together.
+``seq2seq_training`` put them together, with the one optimiser of ``training``.
 """
 
 from .cli_start import quiet_interrupt

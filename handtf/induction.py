@@ -45,7 +45,7 @@ from .checks import check_float_dtype, check_int_range, check_real, checked
 from .compiler import GPT2_SMALL, LG
 from .gpt_grads import loss_and_grads
 from .picogpt import gpt2
-from .training import adam_step, leaves
+from .training import adam_moments, adam_step, leaves
 from .weights import as_dtype
 
 MAX_SEQUENCES = 1_000_000  # the exhaustive check runs at most this many sequences (every length together)
@@ -310,7 +310,7 @@ def train_induction(alphabet="abc", n_ctx=8, steps=1000, seed=0,
     weights = {"wte": normal(v, d), "wpe": normal(n_ctx, d),
                "blocks": [{"attn": attn()}, {"attn": attn()}]}
     params = leaves(weights)
-    moments = [(np.zeros_like(p), np.zeros_like(p)) for p in params]
+    moments = adam_moments(params)
     losses = []
     for step in range(1, steps + 1):
         ids = rng.integers(0, v, size=(batch, n_ctx))  # [batch, n_ctx]

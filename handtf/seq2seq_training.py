@@ -6,10 +6,10 @@ where the paper puts it (section 5.4): on the sum of the embeddings and the
 positional encoding, and on every sublayer's output before the residual sum
 (the blocks' ``keep`` masks). With ``dropout = 0`` it computes exactly
 ``seq2seq.forward``'s logits (a test checks it). The backward pass runs the
-same steps in reverse: the backward functions of the blocks and norms below,
-built on those next to their forward ones (``handtf.attend``,
-``handtf.layers``); the dropout masks are drawn once per step and used by
-both.
+same steps in reverse, through the backward function below each of those
+forward functions (``handtf.seq2seq.blocks``); the dropout masks are drawn
+once per step and used by both. Adam, the schedule and the dropout masks are
+:mod:`handtf.training`'s, which trains the GPT-2 layout with them.
 
 The task: the source is a sequence of ``length`` symbols; the target is the
 same symbols (``copy``) or the same symbols backwards (``reverse``), then
@@ -17,43 +17,18 @@ same symbols (``copy``) or the same symbols backwards (``reverse``), then
 symbols, in both vocabularies.
 """
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from .activations import relu
-from .attend import multi_head_attention, multi_head_attention_backward
-from .checks import (
-    check_callable,
-    check_dout,
-    check_finite_result,
-    check_int_range,
-    check_positive_int,
-    check_real,
-    check_seed,
-    check_size,
-    checked,
-)
-from .layers import embedding_backward, ffn, ffn_backward, layer_norm, layer_norm_backward
+from .checks import check_callable, check_finite_result, check_int_range, check_positive_int, check_real, check_seed
+from .checks import check_size, checked
+from .layers import layer_norm, layer_norm_backward
 from .loss import cross_entropy_backward, smoothed_targets, soft_cross_entropy
-from .masks import causal_mask
-from .seq2seq import (
-    RESIDUALS,
-    Config,
-    check_decoder_block,
-    check_embed,
-    check_encoder_block,
-    check_params,
-    check_post_norm,
-    decoder_block,
-    embed,
-    encoder_block,
-    init_params,
-    post_norm,
-    pre_norm,
-)
-from .training import adam_step, check_fraction, dropout_mask, leaves, learning_rate
+from .seq2seq.blocks import RESIDUALS, decoder_block, decoder_block_backward, embed, embed_backward, encoder_block
+from .seq2seq.blocks import encoder_block_backward
+from .seq2seq.model import Config, check_params, init_params
+from .training import adam_moments, adam_step, check_fraction, dropout_mask, leaves, learning_rate
 from .translate import beam_decode, greedy_decode
 
 BOS, EOS, FIRST_SYMBOL = 0, 1, 2
@@ -88,93 +63,6 @@ def task_pairs(task, n_pairs, length, n_symbols, rng, exclude=frozenset()):
     # tgt_in and tgt_out: [n_pairs, length + 1]
     return src, np.hstack([column(BOS), tgt]), np.hstack([tgt, column(EOS)])
 # --8<-- [end:task_pairs]
-
-
-# The backward functions of handtf.seq2seq's forward functions (seq2seq.py is at the package's length
-# limit). A sublayer is a pair (forward, backward) of h -> out; backward returns (dh, grads).
-
-
-def _self_attention(params, n_head, mask):
-    def backward(dout, h):
-        dx, dmem, grads = multi_head_attention_backward(dout, h, h, **params, n_head=n_head, mask=mask)
-        return dx + dmem, grads  # queries, keys and values all come from h
-
-    return lambda h: multi_head_attention(h, h, **params, n_head=n_head, mask=mask), backward
-
-
-def _cross_attention(params, n_head, memory, mask):
-    def backward(dout, h):
-        dx, dmem, grads = multi_head_attention_backward(dout, h, memory, **params, n_head=n_head, mask=mask)
-        return dx, (grads, dmem)  # keys and values come from memory
-
-    return lambda h: multi_head_attention(h, memory, **params, n_head=n_head, mask=mask), backward
-
-
-def _feed_forward(params):
-    return lambda h: ffn(h, **params, activation=relu), lambda dout, h: ffn_backward(dout, h, **params, activation=relu)
-
-
-@checked
-# [..., n_seq, d_model], [..., n_seq], [n_vocab, d_model] -> [n_vocab, d_model]
-def embed_backward(dout, tokens, wte):
-    """``seq2seq.embed`` backwards: the positional encoding is a constant, the scale ``sqrt(d_model)`` multiplies through."""
-    return embedding_backward(dout * math.sqrt(wte.shape[-1]), tokens, wte.shape[0])  # [n_vocab, d_model]
-
-
-@checked
-# --8<-- [start:residual]
-# [..., n_seq, d_model], [..., n_seq, d_model] -> dx, grads, the norm's grads
-def post_norm_backward(dout, x, sublayer, ln, keep=1.0):
-    """``post_norm`` backwards, ``LayerNorm(x + keep * Sublayer(x))``;
-    ``sublayer`` is the pair (forward, backward)."""
-    forward, backward = sublayer
-    # through the norm first
-    dsum, g_ln = layer_norm_backward(dout, x + keep * forward(x), **ln)
-    dh, grads = backward(dsum * keep, x)
-    # the residual path plus the sublayer's path
-    return dsum + dh, grads, g_ln
-# --8<-- [end:residual]
-
-
-@checked
-# [..., n_seq, d_model], [..., n_seq, d_model] -> dx, grads, the norm's grads
-def pre_norm_backward(dout, x, sublayer, ln, keep=1.0):
-    """``pre_norm`` backwards, ``x + keep * Sublayer(LayerNorm(x))``."""
-    _, backward = sublayer
-    dh, grads = backward(dout * keep, layer_norm(x, **ln))
-    dx, g_ln = layer_norm_backward(dh, x, **ln)
-    return dout + dx, grads, g_ln
-
-
-BACKWARD = {post_norm: post_norm_backward, pre_norm: pre_norm_backward}
-
-
-@checked
-# [..., n_src, d_model], [..., n_src, d_model] -> [..., n_src, d_model], grads like the block
-def encoder_block_backward(dout, x, self_attn, ln_1, mlp, ln_2, n_head, src_mask=None, residual=post_norm, keep=(1.0, 1.0)):
-    """``seq2seq.encoder_block`` backwards: ``dx`` and the block's grads."""
-    attend = _self_attention(self_attn, n_head, src_mask)
-    x_2 = residual(x, attend[0], ln_1, keep[0])  # the second sublayer's input
-    backward, grads = BACKWARD[residual], {}
-    dx, grads["mlp"], grads["ln_2"] = backward(dout, x_2, _feed_forward(mlp), ln_2, keep[1])
-    dx, grads["self_attn"], grads["ln_1"] = backward(dx, x, attend, ln_1, keep[0])
-    return dx, grads
-
-
-@checked
-# [..., n_tgt, d_model], [..., n_tgt, d_model], [..., n_src, d_model] -> dx, dmemory, grads like the block
-def decoder_block_backward(dout, x, memory, self_attn, ln_1, cross_attn, ln_2, mlp, ln_3, n_head, src_mask=None,
-                           residual=post_norm, keep=(1.0, 1.0, 1.0)):
-    """``seq2seq.decoder_block`` backwards: ``dx``, ``dmemory`` (how the loss reaches the encoder) and the block's grads."""
-    attend = _self_attention(self_attn, n_head, causal_mask(x.shape[-2], x.dtype))
-    cross = _cross_attention(cross_attn, n_head, memory, src_mask)
-    x_2 = residual(x, attend[0], ln_1, keep[0])  # the second sublayer's input
-    x_3 = residual(x_2, cross[0], ln_2, keep[1])  # the third's
-    backward, grads = BACKWARD[residual], {}
-    dx, grads["mlp"], grads["ln_3"] = backward(dout, x_3, _feed_forward(mlp), ln_3, keep[2])
-    dx, (grads["cross_attn"], dmemory), grads["ln_2"] = backward(dx, x_2, cross, ln_2, keep[1])
-    dx, grads["self_attn"], grads["ln_1"] = backward(dx, x, attend, ln_1, keep[0])
-    return dx, dmemory, grads
 
 
 def _final_norm(x, stack):
@@ -283,7 +171,7 @@ def train_seq2seq(task="reverse", steps=1000, seed=0, length=6, n_symbols=8,
     test_src = task_pairs(task, n_test, length, n_symbols, rng)[0]
     held_out = frozenset(map(tuple, test_src.tolist()))
     weights = leaves(params)
-    moments = [(np.zeros_like(w), np.zeros_like(w)) for w in weights]
+    moments = adam_moments(weights)
     losses = []
     for step in range(1, steps + 1):
         src, tgt_in, tgt_out = task_pairs(task, batch_size, length, n_symbols,
@@ -357,32 +245,6 @@ def check_seq2seq_loss_and_grads(params, config, src, tgt_in, tgt_out, label_smo
     if dropout > 0 and not isinstance(rng, np.random.Generator):
         raise TypeError(f"with dropout, rng must be a numpy Generator (np.random.default_rng(seed)), got {type(rng).__name__}")
     return {"params": params, "label_smoothing": check_fraction("label_smoothing", label_smoothing), "dropout": dropout}
-
-
-def check_embed_backward(dout, tokens, wte):
-    args = check_embed(tokens, wte)
-    return args | {"dout": check_dout(dout, args["tokens"].shape + args["wte"].shape[1:])}
-
-
-def check_post_norm_backward(dout, x, sublayer, ln, keep):
-    if not (isinstance(sublayer, tuple) and len(sublayer) == 2 and all(map(callable, sublayer))):
-        raise TypeError(f"sublayer must be a pair of functions (forward, backward), got {sublayer!r:.80}")
-    args = check_post_norm(x, sublayer[0], ln, keep) | {"sublayer": sublayer}
-    return args | {"dout": check_dout(dout, args["x"].shape)}
-
-
-check_pre_norm_backward = check_post_norm_backward
-
-
-def check_encoder_block_backward(dout, x, self_attn, ln_1, mlp, ln_2, n_head, src_mask, residual, keep):
-    args = check_encoder_block(x, self_attn, ln_1, mlp, ln_2, n_head, src_mask, residual, keep)
-    return args | {"dout": check_dout(dout, args["x"].shape)}
-
-
-def check_decoder_block_backward(dout, x, memory, self_attn, ln_1, cross_attn, ln_2, mlp, ln_3, n_head, src_mask, residual,
-                                 keep):
-    args = check_decoder_block(x, memory, self_attn, ln_1, cross_attn, ln_2, mlp, ln_3, n_head, src_mask, residual, keep)
-    return args | {"dout": check_dout(dout, args["x"].shape)}
 
 
 def check_train_seq2seq(task, steps, seed, length, n_symbols, batch_size, d_model, n_head, d_ff, n_layers, warmup, factor,

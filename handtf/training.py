@@ -3,9 +3,12 @@
 The recipe of "Attention Is All You Need" (section 5.3-5.4): the Adam
 optimiser with ``beta1 = 0.9``, ``beta2 = 0.98``, ``eps = 1e-9``; a learning
 rate that warms up linearly and then decays as ``1/sqrt(step)``; label
-smoothing 0.1; dropout 0.1. :func:`train` applies Adam and the schedule to a
-model of exactly the hand-made model's shape, starting from seeded random
-weights, on the windows of a pattern such as ``aab``.
+smoothing 0.1; dropout 0.1. Adam (``adam_step``, ``adam_moments``), the
+schedule and dropout are written here once, and every trainer uses them:
+:func:`train` applies Adam and the schedule to a model of exactly the
+hand-made model's shape, starting from seeded random weights, on the windows of
+a pattern such as ``aab``; ``handtf.seq2seq_training`` and
+``handtf.induction`` train their models with them too.
 """
 
 import math
@@ -69,6 +72,17 @@ def adam_step(params, grads, moments, step, lr, beta1=BETA1, beta2=BETA2,
         # each weight moves by about lr at most
         p -= lr * m_hat / (np.sqrt(v_hat) + eps)
 # --8<-- [end:adam]
+
+
+@checked
+def adam_moments(params):
+    """Adam's ``moments`` before the first step: ``m`` and ``v`` start at 0,
+    one pair of arrays shaped like each array of ``params``.
+
+    >>> adam_moments([np.ones(2)])
+    [(array([0., 0.]), array([0., 0.]))]
+    """
+    return [(np.zeros_like(p), np.zeros_like(p)) for p in params]
 
 
 @checked
@@ -227,7 +241,7 @@ def train(pattern="aab", steps=400, seed=0, n_embd=N_EMBED, n_head=1,
     decidable = determined(inputs, targets)  # [p, n_ctx]
     weights = init_weights(seed, n_embd)
     params = leaves(weights)
-    moments = [(np.zeros_like(p), np.zeros_like(p)) for p in params]
+    moments = adam_moments(params)
     losses, solved_at = [], None
     for step in range(1, steps + 1):
         loss, grads = loss_and_grads(weights, inputs, targets, n_head,
@@ -286,6 +300,12 @@ def check_adam_step(params, grads, moments, step, lr, beta1, beta2, eps):
         "beta2": check_fraction("beta2", beta2),
         "eps": check_real("eps", eps, 0),
     }
+
+
+def check_adam_moments(params):
+    if not isinstance(params, list):
+        raise TypeError(f"params must be a list of arrays (leaves(weights) makes it), got {type(params).__name__}")
+    return {"params": [check_array(f"params[{i}]", p, nonempty=False) for i, p in enumerate(params)]}
 
 
 def check_dropout_mask(shape, rate, rng):

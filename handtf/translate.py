@@ -9,7 +9,8 @@ import numpy as np
 from .activations import log_softmax
 from .checks import check_ids, check_positive_int, checked
 from .decoding import beam_search, check_beam_search, greedy_search
-from .seq2seq import Config, check_params, decode, encode, init_params  # Config, init_params: for the examples
+from .seq2seq import Config, decode, encode, init_params  # Config, init_params: for the examples
+from .seq2seq.model import check_params
 
 
 @checked

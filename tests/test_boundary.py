@@ -17,7 +17,7 @@ from handtf import MODEL, gpt, trace
 
 ROOT = Path(__file__).resolve().parent.parent
 INCLUDE = re.compile(r'--8<-- "(handtf/[\w/]+\.py):(\w+)"')
-MODULES = [importlib.import_module(f"handtf.{m.name}") for m in pkgutil.iter_modules(handtf.__path__)]
+MODULES = [importlib.import_module(m.name) for m in pkgutil.walk_packages(handtf.__path__, "handtf.")]  # seq2seq/ too
 
 
 def embedded_sections():
@@ -76,7 +76,7 @@ def long_section_lines(path, text=None):
 
 def test_every_line_a_page_can_embed_fits_in_79_columns():
     """A longer line scrolls its code block sideways at a 1280 px window, under the copy button."""
-    paths = sorted((ROOT / "handtf").glob("*.py"))
+    paths = sorted((ROOT / "handtf").rglob("*.py"))
     assert sum(len(SECTION_MARK.findall(p.read_text(encoding="utf-8"))) for p in paths) > 2 * 80
     problems = [problem for path in paths for problem in long_section_lines(path)]
     assert not problems, "wrap these lines at 79 characters:\n" + "\n".join(problems)
@@ -103,7 +103,7 @@ def test_every_shown_function_is_checked_at_the_boundary():
     """Each function a page embeds carries @checked, and its module defines the check it names."""
     shown = {(path, name) for path, name in embedded_sections()}
     for module, name, function in public_functions():
-        path = "handtf/" + Path(module.__file__).name
+        path = Path(module.__file__).relative_to(ROOT).as_posix()
         if (path, name) in shown and inspect.signature(inspect.unwrap(function)).parameters:
             assert hasattr(function, "check_name"), f"{module.__name__}.{name} is shown but not @checked"
             assert callable(getattr(module, function.check_name)), f"{module.__name__} lacks {function.check_name}"
@@ -121,7 +121,7 @@ def test_every_checked_function_has_its_check():
 
 
 def test_no_module_imports_a_private_name_from_another():
-    for path in (ROOT / "handtf").glob("*.py"):
+    for path in (ROOT / "handtf").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom):
                 private = [alias.name for alias in node.names if alias.name.startswith("_")]
@@ -131,9 +131,9 @@ def test_no_module_imports_a_private_name_from_another():
 def test_no_module_is_named_as_a_function_the_package_exports():
     """``handtf.trace`` is the function, never also the module (``import handtf.trace`` would be ambiguous)."""
     for module in MODULES:
-        name = module.__name__.rpartition(".")[2]
-        value = getattr(handtf, name)
-        assert value is module, f"handtf.{name} is {value!r}, not the module {module.__name__}: rename the module"
+        package, _, name = module.__name__.rpartition(".")
+        value = getattr(importlib.import_module(package), name)
+        assert value is module, f"{package}.{name} is {value!r}, not the module {module.__name__}: rename the module"
 
 
 def test_the_name_rule_would_catch_a_shadowed_module(monkeypatch):
@@ -145,13 +145,13 @@ def test_the_name_rule_would_catch_a_shadowed_module(monkeypatch):
 
 def test_no_module_is_over_about_400_lines():
     """450: the code the pages show is wrapped at 79 columns, which made seq2seq.py 441 lines."""
-    for path in (ROOT / "handtf").glob("*.py"):
+    for path in (ROOT / "handtf").rglob("*.py"):
         assert len(path.read_text(encoding="utf-8").splitlines()) <= 450, path.name
 
 
 def test_there_is_one_attention():
     """The hand-made model, multi-head attention and the encoder-decoder all call handtf.attend.attention."""
-    sources = {path.name: path.read_text(encoding="utf-8") for path in (ROOT / "handtf").glob("*.py")}
+    sources = {path.name: path.read_text(encoding="utf-8") for path in (ROOT / "handtf").rglob("*.py")}
     defining = [name for name, text in sources.items() if re.search(r"^def attention\(", text, re.M)]
     assert defining == ["attend.py"]
     softmax_of_scores = [name for name, text in sources.items() if "k.swapaxes(-1, -2)" in text]
@@ -268,5 +268,5 @@ def test_adam_step_changes_nothing_when_it_fails():
 
 def test_checks_keep_no_state():
     """No cache, no hashing: the checks are functions of their arguments."""
-    sources = "".join(path.read_text(encoding="utf-8") for path in (ROOT / "handtf").glob("*.py"))
+    sources = "".join(path.read_text(encoding="utf-8") for path in (ROOT / "handtf").rglob("*.py"))
     assert "hashlib" not in sources and "FINITE_MODELS" not in sources and "lru_cache" not in sources

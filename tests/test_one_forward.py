@@ -1,5 +1,8 @@
 """One forward pass per architecture: each block, norm and attention is defined once, and everything runs it.
 
+The same for the backward pass and the optimiser: each backward function sits right below its forward
+function, and every trainer runs the one Adam, schedule and dropout mask of ``handtf.training``.
+
 Two checks. ``test_*_runs_the_one_*`` replaces the one function that defines a
 piece of maths wherever handtf holds it (module attributes, dicts such as
 ``RESIDUALS``) and asserts every entry point's output changes: an entry point
@@ -17,14 +20,14 @@ import numpy as np
 import pytest
 
 import handtf
-from handtf import MODEL, compile_pattern, gpt, gpt2, trace
+from handtf import MODEL, compile_pattern, gpt, gpt2, trace, train_induction
 from handtf.gpt_grads import loss_and_grads
 from handtf.seq2seq import Config, forward, init_params
-from handtf.seq2seq_training import seq2seq_loss_and_grads
-from handtf.training import margins, pattern_windows, train
+from handtf.seq2seq_training import seq2seq_loss_and_grads, train_seq2seq
+from handtf.training import leaves, margins, pattern_windows, train
 
 ROOT = Path(__file__).resolve().parent.parent
-MODULES = [importlib.import_module(f"handtf.{m.name}") for m in pkgutil.iter_modules(handtf.__path__)]
+MODULES = [importlib.import_module(m.name) for m in pkgutil.walk_packages(handtf.__path__, "handtf.")]
 
 
 def test_the_hand_made_gpt_is_gpt2_with_one_head():
@@ -92,8 +95,46 @@ ENTRY_POINTS = {
         for norm, c in SEQ2SEQ.items()
     },
 }
-SEQ2SEQ_POINTS = [name for name in ENTRY_POINTS if name.startswith("seq2seq")]
+
+
+def flat(grads):
+    return np.concatenate([g.ravel() for g in leaves(grads)])
+
+
+# the backward pass and the trainers
+ENTRY_POINTS |= {
+    "loss_and_grads' gradients": lambda: flat(loss_and_grads(WEIGHTS, INPUTS, TARGETS, n_head=2)[1]),
+    **{
+        f"seq2seq gradients ({norm})": (
+            lambda c=c: flat(seq2seq_loss_and_grads(init_params(c, seed=0), c, SRC, TGT_IN, TGT_OUT)[1])
+        )
+        for norm, c in SEQ2SEQ.items()
+    },
+    "seq2seq_loss_and_grads with dropout": lambda: np.array(seq2seq_loss_and_grads(
+        init_params(SEQ2SEQ["post"], seed=0), SEQ2SEQ["post"], SRC, TGT_IN, TGT_OUT, dropout=0.5,
+        rng=np.random.default_rng(0))[0]),
+    "train_seq2seq": lambda: train_seq2seq(steps=2, length=3, n_symbols=4, batch_size=4, d_model=8, n_head=2, d_ff=16,
+                                           n_test=2, warmup=1).losses,
+    "train_induction": lambda: train_induction(steps=3, seed=0).losses,
+}
+SEQ2SEQ_POINTS = [name for name in ENTRY_POINTS if name.startswith("seq2seq") and "gradients" not in name
+                  and "dropout" not in name]
+SEQ2SEQ_GRADS = [name for name in ENTRY_POINTS if name.startswith("seq2seq gradients")]
 GPT2_POINTS = ["gpt2", "trace of a compiled pattern", "loss_and_grads", "train", "train's margins"]
+TRAINERS = ["train", "train_seq2seq", "train_induction"]
+
+
+def backward_with_a_larger_dout(real):
+    """A backward function changed: it passes on the gradient of 1.5 times the loss."""
+    return lambda dout, *args, **kwargs: real(1.5 * dout, *args, **kwargs)
+
+
+def adam_with_a_larger_rate(real):
+    return lambda params, grads, moments, step, lr, **kwargs: real(params, grads, moments, step, 1.5 * lr, **kwargs)
+
+
+def adam_from_other_moments(real):
+    return lambda params: [(m + 1.0, v + 1.0) for m, v in real(params)]
 
 # each piece of maths: the one function that defines it, and the entry points that must run it
 REGISTRY = {
@@ -110,19 +151,45 @@ REGISTRY = {
     "the encoder block": ("seq2seq", "encoder_block", SEQ2SEQ_POINTS),
     "the decoder block": ("seq2seq", "decoder_block", SEQ2SEQ_POINTS),
     "the encoder-decoder's embedding": ("seq2seq", "embed", SEQ2SEQ_POINTS),
+    # the backward pass: each backward function, written once beside its forward one, is the one the trainers run
+    "the GPT-2 block's backward": ("picogpt", "gpt2_block_backward", ["loss_and_grads' gradients"],
+                                   backward_with_a_larger_dout),
+    "multi-head self-attention's backward": ("attend", "mha_backward", ["loss_and_grads' gradients"],
+                                             backward_with_a_larger_dout),
+    "the encoder-decoder's attention's backward": ("attend", "multi_head_attention_backward", SEQ2SEQ_GRADS,
+                                                   backward_with_a_larger_dout),
+    "layer norm's backward": ("layers", "layer_norm_backward", ["loss_and_grads' gradients", *SEQ2SEQ_GRADS],
+                              backward_with_a_larger_dout),
+    "the feed-forward network's backward": ("layers", "ffn_backward", ["loss_and_grads' gradients", *SEQ2SEQ_GRADS],
+                                            backward_with_a_larger_dout),
+    "the embedding lookup's backward": ("layers", "embedding_backward", ["loss_and_grads' gradients", *SEQ2SEQ_GRADS],
+                                        backward_with_a_larger_dout),
+    "the encoder-decoder's embedding's backward": ("seq2seq", "embed_backward", SEQ2SEQ_GRADS,
+                                                   backward_with_a_larger_dout),
+    "the paper's residual norm's backward": ("seq2seq", "post_norm_backward", ["seq2seq gradients (post)"],
+                                             backward_with_a_larger_dout),
+    "GPT-2's residual norm's backward": ("seq2seq", "pre_norm_backward", ["seq2seq gradients (pre)"],
+                                         backward_with_a_larger_dout),
+    "the encoder block's backward": ("seq2seq", "encoder_block_backward", SEQ2SEQ_GRADS, backward_with_a_larger_dout),
+    "the decoder block's backward": ("seq2seq", "decoder_block_backward", SEQ2SEQ_GRADS, backward_with_a_larger_dout),
+    # the optimiser: every trainer runs handtf.training's
+    "Adam's step": ("training", "adam_step", TRAINERS, adam_with_a_larger_rate),
+    "Adam's moments": ("training", "adam_moments", TRAINERS, adam_from_other_moments),
+    "the learning-rate schedule": ("training", "learning_rate", ["train", "train_seq2seq"]),
+    "dropout's mask": ("training", "dropout_mask", ["seq2seq_loss_and_grads with dropout", "train_seq2seq"]),
 }
 
 
 @pytest.mark.parametrize("maths", REGISTRY)
 def test_every_entry_point_runs_the_one_function(monkeypatch, maths):
-    module_name, name, points = REGISTRY[maths]
+    module_name, name, points, *change = REGISTRY[maths]
     real = getattr(importlib.import_module(f"handtf.{module_name}"), name)
     before = {point: ENTRY_POINTS[point]() for point in points}
 
     def changed(*args, **kwargs):
         return real(*args, **kwargs) * 1.5
 
-    replace_everywhere(monkeypatch, real, changed)
+    replace_everywhere(monkeypatch, real, change[0](real) if change else changed)
     unchanged = [point for point in points if np.array_equal(ENTRY_POINTS[point](), before[point])]
     assert not unchanged, f"{', '.join(unchanged)} ran a copy of {maths} ({module_name}.{name}), not the function itself"
 
@@ -160,11 +227,11 @@ FORMULAS = {
     "a norm around a residual sum, LayerNorm(x + ...)": (
         lambda n: is_call_to(n, {"layer_norm"}) and any(isinstance(a, ast.BinOp) and isinstance(a.op, ast.Add)
                                                       for a in n.args),
-        {"seq2seq.post_norm"},
+        {"seq2seq.blocks.post_norm"},
     ),
     "a residual sum around a norm, x + f(LayerNorm(x))": (
         lambda n: isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and calls_in(n.right, {"layer_norm"}),
-        {"seq2seq.pre_norm", "picogpt.gpt2_block"},  # GPT-2's block is pre-norm, written inline as picoGPT writes it
+        {"seq2seq.blocks.pre_norm", "picogpt.gpt2_block"},  # GPT-2's block is pre-norm, written inline as picoGPT writes it
     ),
     "layer norm's variance": (
         lambda n: is_call_to(n, {"var"}),
@@ -178,6 +245,24 @@ FORMULAS = {
         lambda n: isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and "wte" in ast.unparse(n.left)
         and "wpe" in ast.unparse(n.right),
         {"picogpt.gpt2", "model.gpt", "gpt_grads.loss_and_grads"},
+    ),
+    # the optimiser, which every trainer shares
+    "Adam's running means, beta * m + (1 - beta) * g": (
+        lambda n: isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) and getattr(n.left, "value", None) == 1
+        and "beta" in ast.unparse(n.right),
+        {"training.adam_step"},
+    ),
+    "Adam's starting moments, a pair of zero arrays a weight": (
+        lambda n: isinstance(n, ast.Tuple) and len(n.elts) == 2 and all(is_call_to(e, {"zeros_like"}) for e in n.elts),
+        {"training.adam_moments"},
+    ),
+    "the warm-up schedule, step**-0.5 and warmup**-1.5": (
+        lambda n: isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow) and ast.unparse(n.right) in ("-0.5", "-1.5"),
+        {"training.learning_rate"},
+    ),
+    "dropout's mask, rng.random(shape) >= rate": (
+        lambda n: isinstance(n, ast.Compare) and calls_in(n.left, {"random"}),
+        {"training.dropout_mask"},
     ),
 }
 
@@ -196,7 +281,10 @@ def writers(sources):
 
 
 def package_sources():
-    return {path.stem: path.read_text(encoding="utf-8") for path in sorted((ROOT / "handtf").glob("*.py"))}
+    """{module name under handtf (``picogpt``, ``seq2seq.blocks``): its source}."""
+    paths = sorted((ROOT / "handtf").rglob("*.py"))
+    return {".".join(path.relative_to(ROOT / "handtf").with_suffix("").parts): path.read_text(encoding="utf-8")
+            for path in paths}
 
 
 def test_the_maths_is_written_once():
@@ -228,6 +316,81 @@ def _residual(x, sublayer, ln, keep, norm):
     assert found["GPT-2's embedding, wte[inputs] + wpe[...]"] == {"copies.logits_of"}
     assert found["a norm around a residual sum, LayerNorm(x + ...)"] == {"copies._residual"}
     assert found["a residual sum around a norm, x + f(LayerNorm(x))"] == {"copies._residual"}
+
+
+def test_the_source_scan_would_catch_a_second_optimiser():
+    """Not vacuous: a trainer that writes its own Adam, moments, schedule or dropout fails the scan."""
+    copy = '''
+def train_my_way(weights, grads, steps, warmup, rng):
+    params = leaves(weights)
+    moments = [(np.zeros_like(p), np.zeros_like(p)) for p in params]
+    for step in range(1, steps + 1):
+        lr = 32**-0.5 * min(step**-0.5, step * warmup**-1.5)
+        keep = (rng.random((2, 8)) >= 0.1) / 0.9
+        for p, g, (m, v) in zip(params, leaves(grads), moments):
+            m[...] = 0.9 * m + (1 - 0.9) * g
+            v[...] = beta2 * v + (1 - beta2) * g**2
+'''
+    found = writers({"copies": copy})
+    for formula in ("Adam's running means, beta * m + (1 - beta) * g", "Adam's starting moments, a pair of zero arrays a weight",
+                    "the warm-up schedule, step**-0.5 and warmup**-1.5", "dropout's mask, rng.random(shape) >= rate"):
+        assert found[formula] == {"copies.train_my_way"}, formula
+
+
+# ---- each backward function sits right below its forward function
+
+# backward functions whose forward pass is not a function of the package
+NO_FORWARD_FUNCTION = {"layers.embedding_backward": "its forward is numpy's lookup wte[tokens], a line of gpt2"}
+# backward functions named otherwise than their forward function
+FORWARD_OF = {"loss.cross_entropy_backward": "soft_cross_entropy"}  # cross_entropy is its case of one-hot targets
+
+
+def backward_functions(sources):
+    """{``module.name_backward``: the public function defined just before it} for every backward function."""
+    found = {}
+    for module, text in sources.items():
+        public = [node.name for node in ast.parse(text).body
+                  if isinstance(node, ast.FunctionDef) and not node.name.startswith(("_", "check_"))]
+        for before, name in zip([None, *public], public):
+            if name.endswith("_backward"):
+                found[f"{module}.{name}"] = before
+    return found
+
+
+def misplaced(sources):
+    """The backward functions that are not the next public function after their forward one, in the same module."""
+    return sorted(f"{name} (after {before})" for name, before in backward_functions(sources).items()
+                  if before != FORWARD_OF.get(name, name.rpartition(".")[2].removesuffix("_backward"))
+                  and name not in NO_FORWARD_FUNCTION)
+
+
+def test_every_backward_function_sits_right_below_its_forward_function():
+    found = backward_functions(package_sources())
+    assert misplaced(package_sources()) == [], "put each backward function right below its forward function"
+    assert set(NO_FORWARD_FUNCTION) | set(FORWARD_OF) <= set(found), "an exception no longer needed"
+    # the scan sees every backward function, the encoder-decoder's too
+    assert {"activations.softmax_backward", "attend.attention_backward", "layers.layer_norm_backward",
+            "picogpt.gpt2_block_backward", "seq2seq.blocks.embed_backward", "seq2seq.blocks.post_norm_backward",
+            "seq2seq.blocks.pre_norm_backward", "seq2seq.blocks.encoder_block_backward",
+            "seq2seq.blocks.decoder_block_backward"} <= set(found)
+
+
+def test_the_placement_scan_would_catch_the_old_layout():
+    """Not vacuous: the encoder-decoder's backward functions in seq2seq_training, away from their forward ones."""
+    old = '''
+def task_pairs(task, n_pairs, length, n_symbols, rng): ...
+def _self_attention(params, n_head, mask): ...
+def embed_backward(dout, tokens, wte): ...
+def post_norm_backward(dout, x, sublayer, ln, keep=1.0): ...
+def pre_norm_backward(dout, x, sublayer, ln, keep=1.0): ...
+def check_embed_backward(dout, tokens, wte): ...
+'''
+    assert misplaced({"seq2seq_training": old}) == [
+        "seq2seq_training.embed_backward (after task_pairs)",
+        "seq2seq_training.post_norm_backward (after embed_backward)",
+        "seq2seq_training.pre_norm_backward (after post_norm_backward)",
+    ]
+    assert misplaced({"blocks": "def pre_norm(x): ...\ndef pre_norm_backward(dout, x): ...\n"}) == []
 
 
 def test_every_field_of_a_trace_is_a_variable_of_its_function():

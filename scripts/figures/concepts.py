@@ -87,6 +87,21 @@ def cells(ax, matrix, x0, y0, colour_of_col):
             label(ax, x0 + j + 0.5, y0 - i - 0.5, cell_text(value), colour_of_col(j), ha="center", va="center", fontsize=10)
 
 
+def x_panel(x, colours, figsize, xmax, ymin, left, title_y):
+    """head-split's canvas with x [4×8] drawn at the top left, its columns coloured by head."""
+    fig = plt.figure(figsize=figsize)
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_xlim(0, xmax)
+    ax.set_ylim(ymin, 0.8)
+    ax.axis("off")
+    ax.set_aspect("equal")
+    cells(ax, x, left, -1.2, lambda j: colours[j // 4])
+    ax.text(left + 4, title_y, "x  [4×8]", ha="center", va="center", fontsize=12, **MONO)
+    for h in range(2):
+        ax.text(left + 2 + 4 * h, -0.95, f"h={h}", ha="center", va="center", fontsize=9, color=C.muted, **MONO)
+    return fig, ax
+
+
 @figure("head-split", phone=True)
 def head_split(phone=False):
     x = np.arange(32.0).reshape(4, 8)  # [n_seq, n_embd]
@@ -94,17 +109,7 @@ def head_split(phone=False):
     colours = (C.warm, C.cool)
     if phone:
         return head_split_phone(x, heads, colours)
-    fig = plt.figure(figsize=(8.4, 3.6 * 8.4 / 8.6))
-    ax = fig.add_axes((0, 0, 1, 1))
-    ax.set_xlim(0, 17.2)
-    ax.set_ylim(-7.4, 0.8)
-    ax.axis("off")
-    ax.set_aspect("equal")
-
-    cells(ax, x, 0.5, -1.2, lambda j: colours[j // 4])
-    ax.text(4.5, -0.5, "x  [4×8]", ha="center", va="center", fontsize=12, **MONO)
-    for h in range(2):
-        ax.text(2.5 + 4 * h, -0.95, f"h={h}", ha="center", va="center", fontsize=9, color=C.muted, **MONO)
+    fig, ax = x_panel(x, colours, (8.4, 3.6 * 8.4 / 8.6), 17.2, -7.4, left=0.5, title_y=-0.5)
     ax.add_patch(FancyArrowPatch((9.0, -3.2), (11.3, -3.2), arrowstyle="-|>", mutation_scale=16, color=C.ink, linewidth=1.4))
     ax.text(10.15, -2.7, "split_heads", ha="center", va="bottom", fontsize=9.5, **MONO)
     ax.text(10.15, -3.7, "n_head=2", ha="center", va="top", fontsize=9.5, **MONO)
@@ -123,17 +128,7 @@ def head_split(phone=False):
 
 def head_split_phone(x, heads, colours):
     """head-split for a phone: x on top, the two heads under it side by side."""
-    fig = plt.figure(figsize=(4.6, 6.7))
-    ax = fig.add_axes((0, 0, 1, 1))
-    ax.set_xlim(0, 9.2)
-    ax.set_ylim(-12.6, 0.8)
-    ax.axis("off")
-    ax.set_aspect("equal")
-
-    cells(ax, x, 0.6, -1.2, lambda j: colours[j // 4])
-    ax.text(4.6, -0.3, "x  [4×8]", ha="center", va="center", fontsize=12, **MONO)
-    for h in range(2):
-        ax.text(2.6 + 4 * h, -0.95, f"h={h}", ha="center", va="center", fontsize=9, color=C.muted, **MONO)
+    fig, ax = x_panel(x, colours, (4.6, 6.7), 9.2, -12.6, left=0.6, title_y=-0.3)
     ax.add_patch(FancyArrowPatch((4.6, -5.5), (4.6, -6.9), arrowstyle="-|>", mutation_scale=16, color=C.ink, linewidth=1.4))
     ax.text(4.4, -6.2, "split_heads", ha="right", va="center", fontsize=9.5, **MONO)
     ax.text(4.8, -6.2, "n_head=2", ha="left", va="center", fontsize=9.5, **MONO)
