@@ -249,10 +249,10 @@ function mount(root, t, model = INDUCTION) {
     `<span id="${id}-help" class="handtf-help">${escape(t.help(model.chars, model.n_ctx))}</span></div>` +
     `<p class="handtf-message" role="alert"></p>` +
     `<p class="handtf-prediction" aria-live="polite"></p>` +
-    `<div class="handtf-maps handtf-induction-maps"></div>`;
+    `<div class="handtf-induction-results"></div>`;
   const input = root.querySelector("input");
   const message = root.querySelector(".handtf-message");
-  const results = [root.querySelector(".handtf-prediction"), root.querySelector(".handtf-maps")];
+  const results = [root.querySelector(".handtf-prediction"), root.querySelector(".handtf-induction-results")];
   let text = initial;
 
   function render() {
@@ -262,8 +262,10 @@ function mount(root, t, model = INDUCTION) {
     const labels = [...trace.text].map((c, i) => `${i}:${c}`);
     results[1].innerHTML =
       positionTable(t, trace) +
+      `<div class="handtf-maps">` +
       heatmap("first", t.mapTitle(t.first), trace.first, labels) +
-      heatmap("second", t.mapTitle(t.second), trace.second, labels);
+      heatmap("second", t.mapTitle(t.second), trace.second, labels) +
+      `</div>`;
     markScrollable(root);
   }
 
