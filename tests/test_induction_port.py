@@ -269,12 +269,14 @@ def widget_problems(page, zh):
         problems.append(f"bad character: {said!r}")
     if table(page, "second")[5][1:] != ["0", "0", "1", "0", "0"]:
         problems.append("a refused sequence changed the results")
+    if page.locator(f"{WIDGET} .handtf-induction-stale").count() != 2:
+        problems.append("the results of the last valid sequence are not framed as stale")
     field.fill("abcabcabc")
     said = message.text_content()
     if ("最多 8 个字母" if zh else "At most 8 letters (n_ctx, positions 0 to 7): this has 9.") not in said:
         problems.append(f"too long: {said!r}")
     field.fill("abcabcab")
-    if message.text_content() or field.get_attribute("aria-invalid") is not None:
+    if message.text_content() or field.get_attribute("aria-invalid") is not None or page.locator(".handtf-induction-stale").count():
         problems.append("a valid sequence after a refused one still shows the message")
     if [row[0] for row in table(page, "second")[1:]] != [f"{i}:{c}" for i, c in enumerate("abcabcab")]:
         problems.append("eight positions expected in layer 2's map")

@@ -117,7 +117,7 @@ const TEXT = {
     tooLong: (n, got) => `At most ${n} letters (n_ctx, positions 0 to ${n - 1}): this has ${got}.`,
     badChar: (char, position, chars) =>
       `“${char}” at position ${position} (counting from 0) is not in the alphabet: use only ${listOf(chars, "and")}.`,
-    stale: "The results below are still those of the last valid sequence.",
+    stale: (problem) => `${problem} The results below are still those of the last valid sequence.`,
     summary: (text, predicted, claim) =>
       `After “${text}” the model predicts ${predicted}; ` +
       (claim === null ? "the rule claims nothing there (the last letter is new)." : `the rule says ${claim}.`),
@@ -139,7 +139,7 @@ const TEXT = {
     empty: (chars) => `请至少输入一个字母：${chars.join("、")}。`,
     tooLong: (n, got) => `最多 ${n} 个字母（n_ctx，位置 0 到 ${n - 1}），这里有 ${got} 个。`,
     badChar: (char, position, chars) => `位置 ${position}（从 0 数起）上的“${char}”不在字母表中：只能用 ${chars.join("、")}。`,
-    stale: "下面的结果仍是上一个有效序列的结果。",
+    stale: (problem) => `${problem}下面的结果仍是上一个有效序列的结果。`,
     summary: (text, predicted, claim) =>
       `在“${text}”之后，模型预测 ${predicted}；` +
       (claim === null ? "规则在这里不作断言（最后一个字母是第一次出现）。" : `规则说是 ${claim}。`),
@@ -271,8 +271,9 @@ function mount(root, t, model = INDUCTION) {
 
   input.addEventListener("input", () => {
     const problem = problemOf(input.value, t, model);
-    message.textContent = problem ? `${problem} ${t.stale}` : "";
-    for (const part of results) part.style.opacity = problem ? "0.5" : "";
+    message.textContent = problem ? t.stale(problem) : "";
+    // the last valid results stay, framed as stale (not dimmed: dimmed text would fail contrast AA)
+    for (const part of results) part.classList.toggle("handtf-induction-stale", Boolean(problem));
     if (problem) {
       input.setAttribute("aria-invalid", "true");
       return;
