@@ -259,7 +259,9 @@ def test_the_copy_button_copies_the_code_without_prompts_or_output(browser, base
     blocks = [block.split("```", 1)[0] for block in markdown.split("```pycon")[1:]]
     expected = [[line for e in doctest.DocTestParser().get_examples(b) for line in e.source.rstrip("\n").split("\n")]
                 for b in blocks]
-    visit = Visit(browser, url)
+    # light_search: the search worker's index (what a reader's search finds is tests/test_browser.py's)
+    # costs more CPU than the rest of the page; the buttons do not need it.
+    visit = Visit(browser, url, light_search=True)
     try:
         copied = copied_texts(visit.page)
     finally:
