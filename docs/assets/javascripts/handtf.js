@@ -258,18 +258,25 @@ function attentionSteps(x, { c_attn, c_proj }) {
   return { qkv, q, k, v, scores, scaled_scores, mask, masked_scores, attention_weights, attention_output, projection };
 }
 
-function forward(tokens, model) {
+/**
+ * The forward pass of an attention-only model of any number of blocks (checked by the caller):
+ * `steps` are the last block's intermediates, `layers` every block's, in order (induction.js
+ * shows the attention of both of the induction model's blocks).
+ */
+export function forward(tokens, model) {
   const token_embedding = tokens.map((t) => model.wte[t].slice());
   const position_embedding = model.wpe.slice(0, tokens.length).map((row) => row.slice());
   const embedding = add(token_embedding, position_embedding);
   let x = embedding;
   let steps = null;
+  const layers = [];
   for (const block of model.blocks) {
     steps = attentionSteps(x, block.attn);
+    layers.push(steps);
     x = add(x, steps.projection); // the residual connection
   }
   const logits = matmul(x, transpose(model.wte));
-  return { token_embedding, position_embedding, embedding, steps, residual: x, logits };
+  return { token_embedding, position_embedding, embedding, steps, layers, residual: x, logits };
 }
 
 // ------------------------------------------------------------ the API (as handtf's Python functions)
