@@ -278,7 +278,7 @@ def check_sample(logits, temperature, top_k, top_p, rng):
 
 def check_greedy_search(step_fn, start_tokens, max_len, eos):
     start_tokens = check_start_tokens(start_tokens)
-    eos = None if eos is None else int(check_ids("eos", eos, ndims=(0,)))
+    eos = None if eos is None else check_eos(eos)
     return {
         "step_fn": checked_step_fn(step_fn, start_tokens, eos),
         "start_tokens": start_tokens,
@@ -299,7 +299,17 @@ def check_start_tokens(start_tokens):
         raise TypeError(f"start_tokens must be a non-empty list of token ids (e.g. [bos]), got {shown(start_tokens)}")
     if read_array("start_tokens", start_tokens, "a non-empty list of token ids (e.g. [bos])").size == 0:
         raise ValueError("start_tokens must be a non-empty list of token ids (e.g. [bos]), got an empty one")
+    if np.ndim(start_tokens) != 1:
+        raise ValueError(f"start_tokens must be a non-empty list of token ids (e.g. [bos]), got shape {np.shape(start_tokens)}")
     return check_ids("start_tokens", start_tokens, ndims=(1,)).tolist()
+
+
+def check_eos(eos):
+    if isinstance(eos, bool) or not isinstance(eos, (int, np.integer)):
+        raise TypeError(f"eos must be None or an integer token id, got {shown(eos)}")
+    if eos < 0:
+        raise ValueError(f"eos must be a token id >= 0, got {eos}")
+    return int(eos)
 
 
 def checked_step_fn(step_fn, start_tokens, eos):
