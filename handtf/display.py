@@ -92,7 +92,7 @@ def check_format_matrix(matrix, rows, cols, digits):
         raise ValueError(f"matrix must be a non-empty 1-d or 2-d array, got shape {array.shape}")
     n_rows, n_cols = np.atleast_2d(array).shape
     for name, labels, n in (("rows", rows, n_rows), ("cols", cols, n_cols)):
-        if labels is not None and not isinstance(labels, (list, tuple)):
+        if labels is not None and not isinstance(labels, (list, tuple, range)):
             raise TypeError(f"{name} must be a list of {n} labels, got {shown(labels)}")
         if labels is not None and len(labels) != n:
             raise ValueError(f"{name} has {len(labels)} labels for {n} {name}")

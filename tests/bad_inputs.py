@@ -246,7 +246,7 @@ CASES = [
     ("adam_step, ragged grads", lambda: h.training.adam_step([np.zeros(2)], [[1.0, [2.0]]], [(np.zeros(2), np.zeros(2))], 1, 0.1), TypeError, r"^grads\[0\] must be an array of real numbers, got a ragged list"),
     ("dropout_mask, a shape of 10**400", lambda: h.training.dropout_mask((10**400,), 0.5, np.random.default_rng(0)), ValueError, r"^shape must hold at most MAX_ELEMENTS = 100,000,000 numbers, got a shape of an integer of 1329 bits"),
     ("dropout_mask, rng a seed", lambda: h.training.dropout_mask((2,), 0.5, 0), TypeError, r"^rng must be a np.random.Generator \(e.g. np.random.default_rng\(0\)\), got 0$"),
-    ("greedy_search, eos a float", lambda: h.greedy_search(log_probs_with_nan, [0], 3, eos=1.0), TypeError, r"^eos must be integer token ids, got float64 values$"),
+    ("greedy_search, eos a float", lambda: h.greedy_search(log_probs_with_nan, [0], 3, eos=1.0), TypeError, r"^eos must be None or an integer token id, got 1.0$"),
     ("train_induction, seed = -1", lambda: h.train_induction(seed=-1), ValueError, r"^seed must be at least 0, got -1"),
     ("greedy_search, max_len = 10**400", lambda: h.greedy_search(log_probs_with_nan, [0], 10**400), ValueError, r"^max_len must be at most 1,000,000 \(MAX_STEPS, a bound that keeps a typo from running for days\), got an integer of 1329 bits"),
     ("train, steps = 10**7", lambda: h.train("aab", steps=10**7), ValueError, r"^steps must be at most 1,000,000 \(MAX_STEPS"),

@@ -174,10 +174,13 @@ def test_the_completing_widget_with_the_keyboard_alone(opened):
 
 
 def test_a_block_that_scrolls_sideways_is_a_tab_stop_the_arrows_scroll(opened):
-    """On a phone a wide figure scrolls inside its paragraph: Tab reaches it, the arrow keys scroll it,
+    """On a phone a wide figure or formula scrolls inside its box: Tab reaches it, the arrow keys scroll it,
     and it is named by the figure's alt text."""
     page = opened("concepts/qkv/", viewport=PHONE)
     page.wait_for_selector("[data-handtf-scroll]", state="attached")
+    # images load late: wait until a region has something to scroll
+    page.wait_for_function("""() => [...document.querySelectorAll('[data-handtf-scroll]')]
+        .some(el => el.scrollWidth > el.clientWidth + 8)""")
     # the region with the most to scroll (a display formula may overflow by a pixel or two)
     page.evaluate("""() => { const all = [...document.querySelectorAll('[data-handtf-scroll]')];
         all.sort((a, b) => (b.scrollWidth - b.clientWidth) - (a.scrollWidth - a.clientWidth));

@@ -287,11 +287,18 @@ def parity_cases():
     return cases
 
 
+def given(message):
+    """A refusal without what was given: the value after ", got", and the context an overflow
+    was found after (the port names its text, Python its token ids, and each may meet another
+    overflowing window first)."""
+    return re.sub(r" after .+? \(they overflow", " after … (they overflow", message.split(", got")[0])
+
+
 def same_outcome(got, want):
     if got[0] != want[0]:
         return False
     if got[0] == "error":  # the same rule, in the same words up to what was given
-        return got[1].split(": ", 1)[1].split(", got")[0] == want[1].split(", got")[0]
+        return given(got[1].split(": ", 1)[1]) == given(want[1])
     js, py = got[1], want[1]
     if isinstance(py, list) and py and isinstance(py[0], (list, float)) and not isinstance(py[0], str):
         return np.allclose(np.array(js, dtype=float), np.array(py, dtype=float), rtol=1e-9, atol=0)

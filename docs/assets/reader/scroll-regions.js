@@ -47,6 +47,23 @@
     if (!frame) frame = requestAnimationFrame(mark);
   }
 
+  // Chromium scrolls a focused block with the arrow keys, but not an inline
+  // formula (span.arithmatex, inline-block): the keys scroll every region here.
+  document.addEventListener("keydown", function (event) {
+    var el = event.target;
+    if (!el.hasAttribute || !el.hasAttribute("data-handtf-scroll")) return;
+    if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    var to = {
+      ArrowLeft: el.scrollLeft - 40,
+      ArrowRight: el.scrollLeft + 40,
+      Home: 0,
+      End: el.scrollWidth,
+    }[event.key];
+    if (to === undefined) return;
+    el.scrollLeft = to;
+    event.preventDefault();
+  });
+
   window.addEventListener("resize", later);
   window.addEventListener("load", later);
   document.addEventListener("DOMContentLoaded", function () {
