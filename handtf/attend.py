@@ -323,6 +323,14 @@ def check_query_key(q, k, v=None):
 
 def check_attention(q, k, v, mask):
     q, k, v, scores_shape = check_query_key(q, k, v)
+    try:  # the unchecked function, without a mask: q and k are finite, so only an overflowed score fails
+        with np.errstate(over="ignore", invalid="ignore"):
+            finite = np.isfinite(attention_weights.__wrapped__(q, k)).all()
+    except ValueError:  # softmax refuses the score that overflowed to inf
+        finite = False
+    if not finite:
+        raise ValueError(f"the scores q @ k^T overflow {np.result_type(q, k)} (|q| up to {np.abs(q).max():.3g}, "
+                         f"|k| up to {np.abs(k).max():.3g}): pass q and k with smaller entries or in a wider dtype")
     if mask is None:
         raise TypeError("mask must be an additive mask that broadcasts to [..., n_q, n_k] (0.0 for none), got None")
     return {"q": q, "k": k, "v": v, "mask": check_mask(mask, scores_shape)}

@@ -72,9 +72,10 @@ def layer_norm(x, g, b, eps=1e-5):
 
     The variance is the biased one (divided by ``n_embd``), as in GPT-2 and
     PyTorch. It is computed in float32 or wider, on the row divided by its
-    largest ``|x|`` (when that is above 1), so no square overflows: in
-    float16 the square of 256 is already too large, and in float64 that of
-    1e200, which would turn ``[1e200, -1e200]`` into ``[0, 0]``.
+    largest ``|x|`` (or by ``sqrt(eps)``, if larger), so no square
+    overflows or vanishes: in float16 the square of 256 is already too
+    large, and in float64 that of 1e200, which would turn
+    ``[1e200, -1e200]`` into ``[0, 0]``.
 
     >>> row = np.array([0.0, 1.0, 0.0, 0.0])
     >>> layer_norm(row, g=np.ones(4), b=np.zeros(4)).round(3)
@@ -82,8 +83,10 @@ def layer_norm(x, g, b, eps=1e-5):
     """
     # float16 widened to float32
     wide = x.astype(np.promote_types(x.dtype, np.float32))  # [..., n_embd]
-    # each row scaled into [-1, 1] first, so squares cannot overflow
-    scale = np.maximum(np.max(np.abs(wide), axis=-1, keepdims=True), 1)
+    # each row scaled into [-1, 1] first, so squares neither overflow nor
+    # vanish (the floor keeps eps / scale**2 at most 1)
+    floor = np.sqrt(eps) or np.finfo(wide.dtype).tiny
+    scale = np.maximum(np.max(np.abs(wide), axis=-1, keepdims=True), floor)
     wide = wide / scale  # [..., n_embd]
     mean = np.mean(wide, axis=-1, keepdims=True)  # [..., 1]
     # biased: divides by n_embd
@@ -110,8 +113,9 @@ def layer_norm_backward(dout, x, g, b, eps=1e-5):
     >>> dx, grads["g"], grads["b"]
     (array([[0., 0.]]), array([-1.,  0.]), array([1., 0.]))
     """
-    # as in layer_norm: rows scaled into [-1, 1], so squares cannot overflow
-    scale = np.maximum(np.max(np.abs(x), axis=-1, keepdims=True), 1)
+    # as in layer_norm: rows scaled into [-1, 1], squares stay finite and > 0
+    floor = np.sqrt(eps) or np.finfo(np.result_type(x, np.float32)).tiny
+    scale = np.maximum(np.max(np.abs(x), axis=-1, keepdims=True), floor)
     y = x / scale  # [..., n]
     std = np.sqrt(np.var(y, axis=-1, keepdims=True) + eps / scale / scale)
     x_hat = (y - np.mean(y, axis=-1, keepdims=True)) / std  # [..., n]
@@ -209,7 +213,13 @@ def check_linear(x, w, b):
         raise ValueError(
             f"x has shape {x.shape} but w has shape {w.shape}: the last axis of x must equal n_in = {w.shape[0]}"
         )
-    return {"x": x, "w": w, "b": check_tree("b", b, w.shape[1:], " (n_out, the second axis of w)")}
+    b = check_tree("b", b, w.shape[1:], " (n_out, the second axis of w)")
+    with np.errstate(over="ignore", invalid="ignore"):
+        finite = np.isfinite(x @ w + b).all()
+    if not finite:
+        raise ValueError(f"x @ w + b overflows {np.result_type(x, w, b)} (|x| up to {np.abs(x).max():.3g}, "
+                         f"|w| up to {np.abs(w).max():.3g}): pass smaller x or w, or a wider dtype")
+    return {"x": x, "w": w, "b": b}
 
 
 def check_layer_norm(x, g, b, eps):

@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from handtf import ffn, gelu, layer_norm, linear, position_shift_matrix, positional_encoding, relu, rope
+from handtf import ffn, gelu, layer_norm, layer_norm_backward, linear, position_shift_matrix, positional_encoding, relu, rope
 from handtf.seq2seq import post_norm, pre_norm
 
 RNG_SEEDS = range(5)
@@ -449,3 +449,16 @@ def test_the_residual_stream_grows_under_pre_norm_and_stays_normalised_under_pos
         np.testing.assert_allclose(np.linalg.norm(post, axis=-1), math.sqrt(d), rtol=1e-5)
     assert np.linalg.norm(pre, axis=-1).mean() > 3 * math.sqrt(d)
     np.testing.assert_allclose(np.linalg.norm(layer_norm(pre, **ln), axis=-1), math.sqrt(d), rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_layer_norm_of_a_tiny_row_without_eps(dtype):
+    """[t, 2t]: mean 1.5t, deviations -0.5t and +0.5t, standard deviation 0.5t, so [-1, 1]
+    whatever t is, even where t*t underflows to 0 (t = 1e-300 in float64, 1e-30 in float32)."""
+    tiny = {np.float32: 1e-30, np.float64: 1e-300}[dtype]
+    x = np.array([[tiny, 2 * tiny]], dtype)
+    with np.errstate(all="raise"):
+        y = layer_norm(x, g=np.ones(2, dtype), b=np.zeros(2, dtype), eps=0.0)
+        dx, _ = layer_norm_backward(np.array([[1.0, 0.0]], dtype), x, np.ones(2, dtype), np.zeros(2, dtype), eps=0.0)
+    np.testing.assert_allclose(y, [[-1.0, 1.0]], rtol=1e-6)
+    assert np.isfinite(dx).all()
