@@ -1,6 +1,12 @@
 """What the tests of the playground's JavaScript port share: a model as the port takes it."""
 
+import importlib.util
+import json
+import re
+
 import numpy as np
+
+from pages import ROOT
 
 
 def as_lists(model):
@@ -10,3 +16,17 @@ def as_lists(model):
     if isinstance(model, list):
         return [as_lists(value) for value in model]
     return np.asarray(model, dtype=np.float64).tolist()
+
+
+def load_hook():
+    """hooks/playground.py as a module: it writes the port's model files from the package."""
+    spec = importlib.util.spec_from_file_location("playground_hook", ROOT / "hooks" / "playground.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def parse_module(source):
+    """``{NAME: value}`` for every ``export const NAME = JSON;`` line of a generated model module."""
+    found = re.findall(r"^export const (\w+) = (.*);$", source, flags=re.MULTILINE)
+    return {name: json.loads(value) for name, value in found}

@@ -20,10 +20,8 @@ changed weight in the generated module.
 """
 
 import copy
-import importlib.util
 import itertools
 import json
-import re
 
 import numpy as np
 import pytest
@@ -31,6 +29,7 @@ import pytest
 import handtf
 from browsing import Visit
 from pages import ROOT
+from port_models import load_hook, parse_module
 
 RELATIVE = 1e-9
 SMALL = ["".join(s) for n in range(1, 6) for s in itertools.product("abc", repeat=n)]  # 363: every one
@@ -47,16 +46,6 @@ PORT = "() => window.handtfInduction !== undefined && document.querySelector('[d
 PHONE = {"width": 390, "height": 844}
 
 
-def load_hook():
-    spec = importlib.util.spec_from_file_location("playground_hook", ROOT / "hooks" / "playground.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def parse_module(source):
-    found = re.findall(r"^export const (\w+) = (.*);$", source, flags=re.MULTILINE)
-    return {name: json.loads(value) for name, value in found}
 
 
 def as_lists(tree):

@@ -12,7 +12,6 @@ a test below serves the port with one weight changed and checks that the
 parity check catches it.
 """
 
-import importlib.util
 import itertools
 import json
 import os
@@ -27,7 +26,7 @@ import pytest
 
 import handtf
 from browsing import Visit
-from port_models import as_lists
+from port_models import as_lists, load_hook, parse_module
 from pages import ROOT
 
 RELATIVE = 1e-9
@@ -38,17 +37,6 @@ LGS = (0.5, 1.0, 2.0, 3.0, 8.0, 1024.0, 1e6)
 N_PERTURBED = 120
 
 
-def load_hook():
-    spec = importlib.util.spec_from_file_location("playground_hook", ROOT / "hooks" / "playground.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def parse_module(source):
-    """``{NAME: value}`` for every ``export const NAME = JSON;`` line of handtf-model.js."""
-    found = re.findall(r"^export const (\w+) = (.*);$", source, flags=re.MULTILINE)
-    return {name: json.loads(value) for name, value in found}
 
 
 def perturbed_models():

@@ -12,7 +12,7 @@
 // every position and the positions the rule claims. Bad input is refused as Python refuses it.
 
 import * as H from "./handtf.js";
-import { escape } from "./playground.js";
+import { escape, markScrollRegions } from "./playground.js";
 import { CHARS, EMBED_LABELS, MODEL, N_CTX, N_HEAD } from "./induction-model.js";
 
 /** The generated model, in the form of handtf's InductionHead (chars, n_ctx, n_head, weights). */
@@ -219,21 +219,7 @@ function positionTable(t, trace) {
 
 // a map wider than its box scrolls sideways and is then a tab stop (as playground.js does for its maps)
 function markScrollable(root) {
-  requestAnimationFrame(() => {
-    const scrolls = [...root.querySelectorAll(".handtf-scroll")];
-    const wide = scrolls.map((s) => s.scrollWidth > s.clientWidth + 1);
-    scrolls.forEach((scroll, i) => {
-      if (wide[i]) {
-        scroll.tabIndex = 0;
-        scroll.setAttribute("role", "region");
-        scroll.setAttribute("aria-label", scroll.previousElementSibling.textContent);
-      } else {
-        scroll.removeAttribute("tabindex");
-        scroll.removeAttribute("role");
-        scroll.removeAttribute("aria-label");
-      }
-    });
-  });
+  requestAnimationFrame(() => markScrollRegions([...root.querySelectorAll(".handtf-scroll")]));
 }
 
 let uid = 0;

@@ -432,18 +432,24 @@ function markScrollable() {
   scrollCheck = requestAnimationFrame(() => {
     scrollCheck = 0;
     const scrolls = [...document.querySelectorAll(".handtf-scroll")].filter((s) => !s.querySelector("[role=grid]"));
-    const wide = scrolls.map((scroll) => scroll.scrollWidth > scroll.clientWidth + 1);
-    scrolls.forEach((scroll, i) => {
-      if (wide[i]) {
-        scroll.tabIndex = 0;
-        scroll.setAttribute("role", "region");
-        scroll.setAttribute("aria-label", scroll.previousElementSibling.textContent);
-      } else {
-        scroll.removeAttribute("tabindex");
-        scroll.removeAttribute("role");
-        scroll.removeAttribute("aria-label");
-      }
-    });
+    markScrollRegions(scrolls);
+  });
+}
+
+// each box that is wider than it shows becomes a tab stop named after its heading; the others not
+// (all reads, then all writes: one layout); induction.js marks its maps with it too
+export function markScrollRegions(scrolls) {
+  const wide = scrolls.map((scroll) => scroll.scrollWidth > scroll.clientWidth + 1);
+  scrolls.forEach((scroll, i) => {
+    if (wide[i]) {
+      scroll.tabIndex = 0;
+      scroll.setAttribute("role", "region");
+      scroll.setAttribute("aria-label", scroll.previousElementSibling.textContent);
+    } else {
+      scroll.removeAttribute("tabindex");
+      scroll.removeAttribute("role");
+      scroll.removeAttribute("aria-label");
+    }
   });
 }
 
