@@ -11,7 +11,7 @@ from .common import C, Normalize, heatmap, plt, tidy
 from .registry import figure
 
 TEXT = "abcab"  # the page's worked sequence: the last b is followed by c
-SEED_SHOWN = 0  # the training run the page shows
+SEED_SHOWN = 9  # the training run the page shows
 STEPS = 1000
 
 
@@ -67,11 +67,14 @@ def trained():
 
 
 @figure("induction-training", words={
-    "en": {"x": "step", "y": "loss (log scale)", "title": "training from random weights, seed 0"},
-    "zh": {"x": "步数", "y": "损失（对数刻度）", "title": "从随机权重开始训练，种子 0"},
+    "en": {"x": "step", "y": "loss (log scale)", "title": "training from random weights, seed 9"},
+    "zh": {"x": "步数", "y": "损失（对数刻度）", "title": "从随机权重开始训练，种子 9"},
 })
 def induction_training(words):
-    losses = trained().losses
+    # Three significant digits: what every computer agrees on. Machines that differ in the last bit
+    # of exp (with and without AVX-512) keep seed 9's losses within 1e-9 of each other, enough to
+    # change the SVG's sixth decimal, not its picture (tests/test_induction.py runs both).
+    losses = np.array([float(f"{loss:.3g}") for loss in trained().losses])
     fig, ax = plt.subplots(figsize=(3.8, 2.9))
     fig.subplots_adjust(left=0.2, right=0.96, bottom=0.18, top=0.88)
     ax.semilogy(np.arange(1, len(losses) + 1), losses, color=C.blue, linewidth=1.2)
