@@ -72,7 +72,7 @@ def trained():
 })
 def induction_training(words):
     # Three significant digits: what every computer agrees on. Machines that differ in the last bit
-    # of exp (with and without AVX-512) keep seed 9's losses within 1e-9 of each other, enough to
+    # of exp (with and without AVX-512) keep seed 9's losses within 1e-7 of each other, enough to
     # change the SVG's sixth decimal, not its picture (tests/test_induction.py runs both).
     losses = np.array([float(f"{loss:.3g}") for loss in trained().losses])
     fig, ax = plt.subplots(figsize=(3.8, 2.9))
