@@ -35,7 +35,7 @@ from handtf_site.reading_time import CJK, WORD, minutes
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from browsing import LAUNCH_ARGS, PREFIX, TWO_FRAMES, SubPathHandler  # noqa: E402  (the site served as the tests serve it)
+from browsing import LAUNCH_ARGS, PREFIX, SubPathHandler, drawn  # noqa: E402  (the site served as the tests serve it)
 
 VIEWPORT = {"width": 1280, "height": 800}
 LANGUAGES = ("en", "zh")
@@ -110,7 +110,7 @@ def measure(page, element_id=CENTRAL_IDEA[1]):
     block, which the template adds around the page's content: included in the totals); and
     ``shown``, the reading time the page shows at its top (None if it shows none), and
     ``shown_exact``, the build's count before it was rounded."""
-    page.evaluate(TWO_FRAMES)
+    drawn(page)
     counts = page.evaluate(MEASURE, [WORD, CJK, element_id])
     counts["minutes"] = minutes(counts["words"], counts["cjk"], counts["code_lines"])
     frame = counts["frame"]

@@ -31,7 +31,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from browsing import TWO_FRAMES
+from browsing import drawn
 
 AXE_VERSION = "4.14.1"  # the npm package axe-core; to update: npm pack axe-core@VERSION, copy axe.min.js and the licenses
 AXE = Path(__file__).parent / "vendor" / "axe-core"
@@ -72,6 +72,7 @@ def load_axe(page):
 
 def violations(page, rules=None):
     """Every element axe flags on the page as it is: [{rule, target, allowed, why}]."""
+    page.bring_to_front()  # axe-core runs in timer callbacks, which Chromium slows in a page behind another tab
     load_axe(page)
     allowed = [[rule, where] for rule, where, _, _ in ALLOWED]
     return page.evaluate(RUN, [axe_options(rules), allowed])
@@ -90,7 +91,7 @@ def axe_report(crawl):
         page = visit.page
         report[url, "light"] = violations(page)
         page.evaluate(TOGGLE, "__palette_1")
-        page.evaluate(TWO_FRAMES)  # the widgets take the scheme's colours on the next frame
+        drawn(page)  # the widgets take the scheme's colours on the next frame
         try:
             report[url, "dark"] = violations(page, DARK_RULES)
         finally:

@@ -44,7 +44,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from browsing import Visit, is_page
+from browsing import Visit, drawn, is_page
 from pages import DOCS, ROOT, nav_files, pages
 
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -198,7 +198,7 @@ PLOT = ".handtf-plot"  # the plot as shown: its part scrolled out of view is not
 
 def plot_colours(page):
     """Mean lightness of the notebook's plot as shown (0 black, 1 white), and its coloured pixels' mean (r, g, b)."""
-    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    drawn(page)
     shown = Image.open(BytesIO(page.locator(PLOT).first.screenshot())).convert("RGB")
     pixels = np.asarray(shown, dtype=float).reshape(-1, 3) / 255  # [n_pixels, 3]
     coloured = pixels[pixels.max(axis=1) - pixels.min(axis=1) > 0.25]
