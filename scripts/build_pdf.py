@@ -360,6 +360,8 @@ PDF_OPTIONS = {
     "footer_template": FOOTER,
     "margin": {"top": "18mm", "bottom": "20mm", "left": "16mm", "right": "16mm"},
 }
+LAYOUT_OPTIONS = {key: value for key, value in PDF_OPTIONS.items()  # the first print: pages, no footer
+                  if key not in ("display_header_footer", "header_template", "footer_template")}
 FILL_PAGE_NUMBERS = """numbers => {
     for (const link of document.querySelectorAll('.handtf-toc a')) {
         const number = numbers[decodeURIComponent(link.hash.slice(1))];
@@ -393,7 +395,9 @@ def print_pdf(browser, html_path, pdf_path):
         if tex:
             raise SystemExit(f"build_pdf.py: maths left as TeX (did its script not run?): {tex[:5]}")
         page.emulate_media(media="print")
-        page.pdf(path=str(pdf_path), **PDF_OPTIONS)
+        # The first print only tells where each anchor falls: the same page size and margins, so the
+        # same pages, without the footer, which Chromium lays out anew for every page (a third of the time).
+        page.pdf(path=str(pdf_path), **LAYOUT_OPTIONS)
         page.evaluate(FILL_PAGE_NUMBERS, anchor_pages(pdf_path))
         page.pdf(path=str(pdf_path), outline=True, tagged=True, **PDF_OPTIONS)
         return page.evaluate(DRAWN_IMAGES)

@@ -124,6 +124,10 @@ class Visit:
     def close(self):
         failure_screenshots.photograph(self.page)  # only under $HANDTF_FAILURE_SCREENSHOTS
         Visit.open_visits.pop(self, None)
+        # A route handler still fetching (the search index of a page closed right after it loaded)
+        # would fail with "Request context disposed" in whatever Playwright call comes next, in
+        # another test: Playwright's documented way out is to unroute with ignoreErrors first.
+        self.page.unroute_all(behavior="ignoreErrors")
         self.page.close()
 
 

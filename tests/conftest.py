@@ -118,12 +118,15 @@ def browser():
         browser.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def crawl(browser, base_url):
     """Every page reachable from the two home pages, loaded once: ``{url: (visit, facts)}``.
 
     The pages share one browser context, as a reader's tabs do: its cache, so each
-    script and style is fetched and compiled once (a fifth less of Chromium's time)."""
+    script and style is fetched and compiled once (a fifth less of Chromium's time).
+    Only tests/test_reader.py reads it, and its pages are closed when that file's tests
+    end: 74 open pages keep as many renderer processes busy with Chromium's own upkeep,
+    a fifth of a core, for as long as they are open."""
     context = browser.new_context()
     results = crawl_site(context, base_url)
     yield results

@@ -1,5 +1,10 @@
 """A phone's view, 390 px wide, of every crawled page in both languages: no figure wider
-than the text column, and every block that still scrolls sideways shows that it does.
+than the text column or with text under 8 px, in either scheme; every block that still
+scrolls sideways shows that it does; no punctuation mark apart from its formula.
+
+Each page is narrowed once (``phone_view``), read, switched to the dark scheme if it
+has figures and read again, then put back, light, at 1280 px: a narrowing lays the
+whole page out anew, a third of a crawled page's load.
 
 Each check fails when its defect is put back:
 
@@ -24,8 +29,10 @@ from pages import ROOT
 sys.path.insert(0, str(ROOT / "scripts"))
 from figures.common import MIN_FONT_PT  # noqa: E402  (the smallest text any figure may have)
 
-MIN_TEXT_PX = 8  # a figure's smallest text at 390 px, as tests/test_reader.py asks
-PHONE, DESKTOP = {"width": 390, "height": 844}, {"width": 1280, "height": 720}
+MIN_TEXT_PX = {1280: 10, 390: 8}  # the smallest figure text a reader gets, in CSS px
+PT = 4 / 3  # CSS px per point: an SVG drawn at 9 pt text shows it at 12 px at natural size
+PHONE, DESKTOP = {"width": 390, "height": 844}, {"width": 1280, "height": 720}  # 1280 x 720: Playwright's default
+TOGGLE = "id => document.querySelector(`label[for='${id}']`).click()"  # the header's palette button
 BLOCKS = """.md-typeset pre > code, .md-typeset .md-typeset__scrollwrap, .md-typeset div.arithmatex,
     .md-typeset .handtf-scroll, .md-typeset .handtf-plot, .md-typeset p"""  # what may scroll sideways (p: a figure's)
 
@@ -53,17 +60,127 @@ PHONE_FACTS = """blocks => {
 }"""
 
 
+FIGURE_FACTS = """() => [...document.querySelectorAll('.md-content img[src*="assets/figures/"]')]
+    .filter(img => img.getBoundingClientRect().width > 0)  // the variant of the current scheme
+    .map(img => ({src: img.getAttribute('src'), shown: img.getBoundingClientRect().width,
+                  natural: img.naturalWidth}))"""
+
+PAGE_FITS = """() => document.scrollingElement.scrollWidth <= window.innerWidth"""
+
+
+def small_figures(page, width):
+    """The page's figures whose smallest text is under ``MIN_TEXT_PX[width]``, and whether the page scrolls sideways."""
+    problems = []
+    for figure in page.evaluate(FIGURE_FACTS):
+        smallest = MIN_FONT_PT * PT * figure["shown"] / figure["natural"]
+        if smallest < MIN_TEXT_PX[width] - 1e-6:
+            problems.append(f"{figure['src']}: smallest text {smallest:.1f} px")
+    if not page.evaluate(PAGE_FITS):
+        problems.append("the page scrolls sideways")
+    return problems
+
+
+PUNCTUATION_AWAY_FROM_ITS_FORMULA = """() => {
+    // Every inline formula followed by a closing punctuation mark (or preceded by an
+    // opening one): is that mark on another line than the formula?
+    const closing = /^[,.;:!?%)\\]}\\u2019\\u201d\\u00bb\\uff0c\\u3002\\u3001\\uff1b\\uff1a\\uff01\\uff1f\\uff09\\u3011\\u300b\\u300d\\u300f\\u2026]/
+    const opening = /[(\\[{\\u2018\\u201c\\u00ab\\uff08\\u3010\\u300a\\u300c\\u300e]$/
+    const content = document.querySelector('.md-content')
+    const textBeside = (math, forward) => {
+        const walker = document.createTreeWalker(content, NodeFilter.SHOW_TEXT)
+        walker.currentNode = math
+        let node
+        while ((node = forward ? walker.nextNode() : walker.previousNode()))
+            if (!math.contains(node) && node.data.length) return node
+        return null
+    }
+    const rectOf = (node, start) => {
+        const range = document.createRange()
+        range.setStart(node, start)
+        range.setEnd(node, start + 1)
+        return range.getBoundingClientRect()
+    }
+    const found = {checked: 0, apart: []}
+    for (const math of content.querySelectorAll('span.arithmatex')) {
+        const box = math.getBoundingClientRect()
+        if (!box.width) continue
+        const next = textBeside(math, true), previous = textBeside(math, false)
+        if (next && closing.test(next.data)) {
+            found.checked++
+            const mark = rectOf(next, 0)
+            if (mark.top >= box.bottom - 1 || mark.bottom <= box.top + 1)
+                found.apart.push(math.textContent.slice(0, 30) + ' | ' + next.data.slice(0, 8))
+        }
+        if (previous && opening.test(previous.data)) {
+            found.checked++
+            const mark = rectOf(previous, previous.data.length - 1)
+            if (mark.top >= box.bottom - 1 || mark.bottom <= box.top + 1)
+                found.apart.push(previous.data.slice(-8) + ' | ' + math.textContent.slice(0, 30))
+        }
+    }
+    return found
+}"""
+
+
+def figures_shown(page):
+    return {"shown": page.evaluate(FIGURE_FACTS), "problems": small_figures(page, 390)}
+
+
 @pytest.fixture(scope="module")
 def phone_view(crawl):
-    """``{url: facts}`` of every crawled page narrowed to 390 px (then put back at 1280 px)."""
+    """``{url: facts}`` of every crawled page narrowed to 390 px: its column, figures and scrolling
+    blocks; with figures, ``schemes``: the figures each scheme shows and their problems (dark:
+    switched with the header's palette button, as a reader would); with maths, ``punctuation``.
+    Then put back at 1280 px in the light scheme, as the other tests expect it."""
     view = {}
-    for url, (visit, _) in crawl.items():
-        visit.page.set_viewport_size(PHONE)
+    for url, (visit, facts) in crawl.items():
+        page = visit.page
+        page.set_viewport_size(PHONE)
         try:
-            view[url] = visit.page.evaluate(PHONE_FACTS, BLOCKS)
+            found = page.evaluate(PHONE_FACTS, BLOCKS)
+            found["fits"] = page.evaluate(PAGE_FITS)
+            if facts["math"]:
+                found["punctuation"] = page.evaluate(PUNCTUATION_AWAY_FROM_ITS_FORMULA)
+            if any("/assets/figures/" in image["src"] for image in facts["images"]):
+                found["schemes"] = {"light": figures_shown(page)}
+                page.evaluate(TOGGLE, "__palette_1")
+                try:
+                    found["schemes"]["dark"] = figures_shown(page)
+                finally:
+                    page.evaluate(TOGGLE, "__palette_0")
+            view[url] = found
         finally:
-            visit.page.set_viewport_size(DESKTOP)
+            page.set_viewport_size(DESKTOP)
     return view
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_figure_text_is_at_least_8_px_at_390(phone_view, scheme):
+    """Each page with figures, at a phone's width: the figures of the scheme, none with text under 8 px."""
+    pages = {url: facts["schemes"][scheme] for url, facts in sorted(phone_view.items()) if "schemes" in facts}
+    assert len(pages) >= 20, sorted(pages)
+    expected = ".dark.svg#only-dark" if scheme == "dark" else ".svg#only-light"
+    problems = []
+    for url, found in pages.items():
+        if not found["shown"] or not all(f["src"].endswith(expected) for f in found["shown"]):
+            problems.append(f"{url}: the {scheme} scheme shows {[f['src'] for f in found['shown']]}")
+        problems += [f"{url}: {p}" for p in found["problems"]]
+    assert not problems, "\n".join(problems)
+
+
+def test_punctuation_stays_on_the_line_of_its_inline_formula(phone_view):
+    """A comma or 。 after an inline formula never starts a line by itself at 390 px (it did on 23 lines
+    of the Chinese pages, without the glue in maths.js); nor does an opening bracket end the line before one."""
+    problems, checked = [], 0
+    for url, facts in sorted(phone_view.items()):
+        if "punctuation" not in facts:
+            continue
+        checked += facts["punctuation"]["checked"]
+        problems += [f"{url}: {apart!r}" for apart in facts["punctuation"]["apart"]]
+        if not facts["fits"]:
+            problems.append(f"{url}: the page scrolls sideways at 390 px")
+    assert checked > 100, f"only {checked} formulas touch punctuation: the check proves little"
+    assert not problems, "\n".join(problems)
 
 
 def test_no_figure_is_wider_than_the_column_at_390(phone_view, base_url):
@@ -72,10 +189,10 @@ def test_no_figure_is_wider_than_the_column_at_390(phone_view, base_url):
     for url, facts in phone_view.items():
         for figure in facts["figures"]:
             shown += 1
-            text = MIN_FONT_PT * 4 / 3 * figure["width"] / figure["natural"] if "assets/figures/" in figure["src"] else None
+            text = MIN_FONT_PT * PT * figure["width"] / figure["natural"] if "assets/figures/" in figure["src"] else None
             if figure["width"] > facts["column"] + 0.5:  # a notebook's plot too
                 wide.append(f"{url}: {figure['src']} is {figure['width']:.0f} px in the {facts['column']:.0f} px column")
-            elif text is not None and text < MIN_TEXT_PX - 1e-6:
+            elif text is not None and text < MIN_TEXT_PX[390] - 1e-6:
                 wide.append(f"{url}: {figure['src']} is squeezed into the column: its smallest text is {text:.1f} px")
     languages = {url.startswith(base_url + "zh/") for url in phone_view}
     print(f"\n390 px: {shown} figures shown on {len(phone_view)} pages, {len(wide)} wider than the column or squeezed into it")

@@ -5,6 +5,7 @@ The chapters expected are the pages in docs/ (all of them in the nav,
 tests/test_site.py checks), so a page added later must be in the PDF too.
 """
 
+import functools
 import json
 import os
 import re
@@ -231,8 +232,10 @@ def book_text(page_texts):
     return flat(FOOTER.sub("", "\n".join(page_texts)))
 
 
+@functools.cache
 def articles(built_site, language):
-    """Each page's article in the built site, parsed, maths left out (the book shows it typeset)."""
+    """Each page's article in the built site, parsed, maths left out (the book shows it typeset).
+    Parsed once a session and read by several tests: none may change it."""
     from bs4 import BeautifulSoup
 
     from test_course import built_html
@@ -255,11 +258,12 @@ def solution_only_lines(built_site, language):
     """The lines of the exercises' solutions that nothing else on the site says (12 characters or more)."""
     solutions, rest = [], []
     for article in articles(built_site, language).values():
+        text = article.get_text("\n")
         for block in blocks(article, "success", SOLUTION[language]):
-            block.find("summary").decompose()
-            solutions += [flat(line) for line in block.get_text("\n").splitlines() if len(flat(line)) >= 12]
-            block.decompose()
-        rest.append(flat(article.get_text("\n")))
+            whole, title = block.get_text("\n"), block.find("summary").get_text("\n")
+            solutions += [flat(line) for line in whole.replace(title, "", 1).splitlines() if len(flat(line)) >= 12]
+            text = text.replace(whole, "\n", 1)  # a block's text is a run of its article's, joined alike
+        rest.append(flat(text))
     rest = "".join(rest)
     return sorted({line for line in solutions if line not in rest})
 

@@ -35,7 +35,6 @@ its defect is put back:
 
 import doctest
 import re
-import sys
 from io import BytesIO
 from pathlib import Path
 from urllib.parse import unquote, urldefrag, urlparse
@@ -45,21 +44,10 @@ import pytest
 from PIL import Image
 
 from browsing import Visit, drawn, is_page
-from pages import DOCS, ROOT, nav_files, pages
+from pages import DOCS, nav_files, pages
+from phone_view import FIGURE_FACTS, PHONE, TOGGLE, small_figures
 
-sys.path.insert(0, str(ROOT / "scripts"))
-from figures.common import MIN_FONT_PT  # noqa: E402  (the smallest text any figure may have)
-
-MIN_TEXT_PX = {1280: 10, 390: 8}  # the smallest figure text a reader gets, in CSS px
 PAGE_LIMIT = 300_000  # bytes of HTML per page
-PT = 4 / 3  # CSS px per point: an SVG drawn at 9 pt text shows it at 12 px at natural size
-
-FIGURE_FACTS = """() => [...document.querySelectorAll('.md-content img[src*="assets/figures/"]')]
-    .filter(img => img.getBoundingClientRect().width > 0)  // the variant of the current scheme
-    .map(img => ({src: img.getAttribute('src'), shown: img.getBoundingClientRect().width,
-                  natural: img.naturalWidth}))"""
-
-PAGE_FITS = """() => document.scrollingElement.scrollWidth <= window.innerWidth"""
 
 
 def source_of(url, base_url):
@@ -77,48 +65,10 @@ def figure_pages(crawl):
     return sorted(url for url, (_, facts) in crawl.items() if any("/assets/figures/" in i["src"] for i in facts["images"]))
 
 
-def small_figures(page, width):
-    problems = []
-    for figure in page.evaluate(FIGURE_FACTS):
-        smallest = MIN_FONT_PT * PT * figure["shown"] / figure["natural"]
-        if smallest < MIN_TEXT_PX[width] - 1e-6:
-            problems.append(f"{figure['src']}: smallest text {smallest:.1f} px")
-    if not page.evaluate(PAGE_FITS):
-        problems.append("the page scrolls sideways")
-    return problems
-
-
 def test_figure_text_is_at_least_10_px_at_1280(crawl):
     pages = figure_pages(crawl)
     assert len(pages) >= 20, pages
     problems = [f"{url}: {p}" for url in pages for p in small_figures(crawl[url][0].page, 1280)]
-    assert not problems, "\n".join(problems)
-
-
-PHONE, DESKTOP = {"width": 390, "height": 844}, {"width": 1280, "height": 720}  # 1280 x 720: Playwright's default
-TOGGLE = "id => document.querySelector(`label[for='${id}']`).click()"  # the header's palette button
-
-
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_figure_text_is_at_least_8_px_at_390(crawl, scheme):
-    """Each crawled page narrowed to a phone's width and, for dark, switched with the header's
-    palette button as a reader would; then put back as the other tests expect it."""
-    problems = []
-    for url in figure_pages(crawl):
-        page = crawl[url][0].page
-        page.set_viewport_size(PHONE)
-        try:
-            if scheme == "dark":
-                page.evaluate(TOGGLE, "__palette_1")
-            shown = page.evaluate(FIGURE_FACTS)
-            expected = ".dark.svg#only-dark" if scheme == "dark" else ".svg#only-light"
-            if not shown or not all(f["src"].endswith(expected) for f in shown):
-                problems.append(f"{url}: the {scheme} scheme shows {[f['src'] for f in shown]}")
-            problems += [f"{url}: {p}" for p in small_figures(page, 390)]
-        finally:
-            if scheme == "dark":
-                page.evaluate(TOGGLE, "__palette_0")
-            page.set_viewport_size(DESKTOP)
     assert not problems, "\n".join(problems)
 
 
@@ -222,18 +172,22 @@ def test_the_notebook_plot_is_dark_in_the_dark_scheme_and_keeps_its_blues(crawl,
 
 
 def test_output_is_drawn_unlike_prompts_and_comments(crawl, base_url):
-    visit = crawl[base_url + "attention/"][0]
-    for scheme in ("default", "slate"):
-        colours = visit.page.evaluate(
-            """scheme => {
-                document.body.setAttribute('data-md-color-scheme', scheme);
-                const pre = document.querySelector('.md-content .language-pycon pre');
-                const colour = selector => getComputedStyle(pre.querySelector(selector)).color;
-                return {output: colour('.go'), prompt: colour('.gp'), comment: colour('.c1')};
-            }""",
-            scheme,
-        )
-        assert colours["output"] not in (colours["prompt"], colours["comment"]), (scheme, colours)
+    """In both schemes; the crawled page is put back in the light scheme, as the other tests expect it."""
+    page = crawl[base_url + "attention/"][0].page
+    try:
+        for scheme in ("default", "slate"):
+            colours = page.evaluate(
+                """scheme => {
+                    document.body.setAttribute('data-md-color-scheme', scheme);
+                    const pre = document.querySelector('.md-content .language-pycon pre');
+                    const colour = selector => getComputedStyle(pre.querySelector(selector)).color;
+                    return {output: colour('.go'), prompt: colour('.gp'), comment: colour('.c1')};
+                }""",
+                scheme,
+            )
+            assert colours["output"] not in (colours["prompt"], colours["comment"]), (scheme, colours)
+    finally:
+        page.evaluate("() => document.body.setAttribute('data-md-color-scheme', 'default')")
 
 
 COPY_PAGES = ["concepts/lookup/", "attention/", "concepts/encoder-decoder/"]  # tracebacks, loops, long lines
@@ -496,76 +450,12 @@ def test_fences_around_a_fraction_are_taller_than_plain_ones(crawl, base_url, la
     assert tallest > 1.5 * plain_height, (tallest, plain_height)
 
 
-PUNCTUATION_AWAY_FROM_ITS_FORMULA = """() => {
-    // Every inline formula followed by a closing punctuation mark (or preceded by an
-    // opening one): is that mark on another line than the formula?
-    const closing = /^[,.;:!?%)\\]}\\u2019\\u201d\\u00bb\\uff0c\\u3002\\u3001\\uff1b\\uff1a\\uff01\\uff1f\\uff09\\u3011\\u300b\\u300d\\u300f\\u2026]/
-    const opening = /[(\\[{\\u2018\\u201c\\u00ab\\uff08\\u3010\\u300a\\u300c\\u300e]$/
-    const content = document.querySelector('.md-content')
-    const textBeside = (math, forward) => {
-        const walker = document.createTreeWalker(content, NodeFilter.SHOW_TEXT)
-        walker.currentNode = math
-        let node
-        while ((node = forward ? walker.nextNode() : walker.previousNode()))
-            if (!math.contains(node) && node.data.length) return node
-        return null
-    }
-    const rectOf = (node, start) => {
-        const range = document.createRange()
-        range.setStart(node, start)
-        range.setEnd(node, start + 1)
-        return range.getBoundingClientRect()
-    }
-    const found = {checked: 0, apart: []}
-    for (const math of content.querySelectorAll('span.arithmatex')) {
-        const box = math.getBoundingClientRect()
-        if (!box.width) continue
-        const next = textBeside(math, true), previous = textBeside(math, false)
-        if (next && closing.test(next.data)) {
-            found.checked++
-            const mark = rectOf(next, 0)
-            if (mark.top >= box.bottom - 1 || mark.bottom <= box.top + 1)
-                found.apart.push(math.textContent.slice(0, 30) + ' | ' + next.data.slice(0, 8))
-        }
-        if (previous && opening.test(previous.data)) {
-            found.checked++
-            const mark = rectOf(previous, previous.data.length - 1)
-            if (mark.top >= box.bottom - 1 || mark.bottom <= box.top + 1)
-                found.apart.push(previous.data.slice(-8) + ' | ' + math.textContent.slice(0, 30))
-        }
-    }
-    return found
-}"""
-
-
-@pytest.mark.parametrize("width", [390])
-def test_punctuation_stays_on_the_line_of_its_inline_formula(crawl, width):
-    """A comma or 。 after an inline formula never starts a line by itself (at 390 px it did on 23 lines
-    of the Chinese pages, without the glue in maths.js); nor does an opening bracket end the line before one.
-    Each crawled page is narrowed to the phone's width, then put back as the other tests expect it."""
-    problems, checked = [], 0
-    for url in sorted(url for url, (_, facts) in crawl.items() if facts["math"]):
-        page = crawl[url][0].page
-        desktop = page.viewport_size
-        page.set_viewport_size({"width": width, "height": 844})
-        try:
-            found = page.evaluate(PUNCTUATION_AWAY_FROM_ITS_FORMULA)
-            fits = page.evaluate("() => document.scrollingElement.scrollWidth <= window.innerWidth")
-        finally:
-            page.set_viewport_size(desktop)
-        checked += found["checked"]
-        problems += [f"{url}: {apart!r}" for apart in found["apart"]]
-        if not fits:
-            problems.append(f"{url}: the page scrolls sideways at {width} px")
-    assert checked > 100, f"only {checked} formulas touch punctuation: the check proves little"
-    assert not problems, "\n".join(problems)
-
-
 # The checks of the same crawled pages that live in modules of their own, collected
 # here (last, since they change the pages' width and scheme and put them back).
 # (named one by one: a star would also bring their constants over this module's own)
-from phone_view import (  # noqa: E402, F401  (no figure wider than the column at 390 px)
-    phone_view, test_every_block_that_scrolls_sideways_at_390_shows_it, test_no_figure_is_wider_than_the_column_at_390)
+from phone_view import (  # noqa: E402, F401  (every page at 390 px: figures, scrolling blocks, punctuation)
+    phone_view, test_every_block_that_scrolls_sideways_at_390_shows_it, test_figure_text_is_at_least_8_px_at_390,
+    test_no_figure_is_wider_than_the_column_at_390, test_punctuation_stays_on_the_line_of_its_inline_formula)
 from accessibility import (  # noqa: E402, F401  (axe-core's WCAG 2.2 A and AA rules)
     axe_report, test_axe_catches_planted_violations, test_axe_is_the_pinned_version_with_its_license,
     test_each_allowed_entry_names_its_upstream_issue_and_is_still_needed, test_each_figure_says_what_it_shows,

@@ -386,7 +386,7 @@ def restack(fig, groups=None, columns=1, gap=PHONE_GAP_IN, margin=0.08):
     for artist in [*fig.patches, *fig.artists]:
         artist.remove()
     headers = [a for a in fig.get_children() if isinstance(a, Legend) or isinstance(a, Text) and a.get_text().strip()]
-    fig.canvas.draw()
+    fig.draw_without_rendering()  # the layout, measured below, without rasterising it
     renderer = fig.canvas.get_renderer()
     boxes = [_inches(Bbox.union([ax.get_tightbbox(renderer) for ax in group]), fig) for group in groups]
     places = [[_inches(ax.get_position().transformed(fig.transFigure), fig) for ax in group] for group in groups]

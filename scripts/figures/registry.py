@@ -71,7 +71,9 @@ def render(name, fmt="svg", scheme="light", language="en", phone=False):
     try:
         args = (WORDS[name][language],) if name in WORDS else ()
         fig = FIGURES[name](*args, phone=phone) if name in PHONE else FIGURES[name](*args)
-        fig.canvas.draw()  # lay the text out, so that what is checked is what is saved
+        # Lay the text out (tick labels exist only once the figure is drawn), so that what is checked is
+        # what is saved; matplotlib's documented draw with no output, which skips the rasterising.
+        fig.draw_without_rendering()
         problems = quality_problems(fig, max_width=PHONE_MAX_WIDTH_IN if phone else None)
         width = fig.get_size_inches()[0]
         if not phone and name not in PHONE and width > PHONE_MAX_WIDTH_IN + 1e-9:
