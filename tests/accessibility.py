@@ -1,11 +1,11 @@
 """Every reader can use the site: axe-core's WCAG 2.0, 2.1 and 2.2 A and AA rules on every page.
 
 axe-core (pinned below, vendored from npm with its license in ``tests/vendor/axe-core``
-and loaded only here, never by the site) runs in the pages the crawl has already
-loaded (``crawl``, 1280 px, both languages): each built page once, in the light
+and loaded only here, never by the site) runs in each page the crawl loads
+(``crawl``, 1280 px, both languages): each built page once, in the light
 scheme with every rule of those levels, then switched to the dark scheme with the
 header's palette button, as a reader would, with the rules whose result depends on
-the colours (``DARK_RULES``); then switched back, as the other crawl tests expect.
+the colours (``DARK_RULES``); then switched back, as the crawl's other reads expect.
 
 A violation fails the test unless ``ALLOWED`` names its rule and its element: each
 entry is a violation that is Material's own, cannot be fixed from the site, and has
@@ -78,25 +78,25 @@ def violations(page, rules=None):
     return page.evaluate(RUN, [axe_options(rules), allowed])
 
 
-def built_pages(crawl):
-    """One crawled visit per built page: the playground's states (?context=...) are one page."""
-    return {url: visit for url, (visit, _) in sorted(crawl.items()) if not urlparse(url).query}
+def axe_both_schemes(page):
+    """``{"light": [violation, ...], "dark": [...]}`` of a crawled page, as the crawl reads it
+    (tests/test_reader.py); the page is left in the light scheme. The playground's states
+    (``?context=...``) are one built page, read once."""
+    found = {"light": violations(page)}
+    page.evaluate(TOGGLE, "__palette_1")
+    drawn(page)  # the widgets take the scheme's colours on the next frame
+    try:
+        found["dark"] = violations(page, DARK_RULES)
+    finally:
+        page.evaluate(TOGGLE, "__palette_0")
+    return found
 
 
 @pytest.fixture(scope="module")
 def axe_report(crawl):
     """{(url, scheme): [violation, ...]} for every built page in both schemes."""
-    report = {}
-    for url, visit in built_pages(crawl).items():
-        page = visit.page
-        report[url, "light"] = violations(page)
-        page.evaluate(TOGGLE, "__palette_1")
-        drawn(page)  # the widgets take the scheme's colours on the next frame
-        try:
-            report[url, "dark"] = violations(page, DARK_RULES)
-        finally:
-            page.evaluate(TOGGLE, "__palette_0")
-    return report
+    return {(url, scheme): found for url, (_, facts) in sorted(crawl.items()) if "axe" in facts
+            for scheme, found in facts["axe"].items()}
 
 
 def unexplained(report):

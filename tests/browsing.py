@@ -1,7 +1,7 @@
 """What the browser tests share: Chromium, the site served under /handtf/, one page load, the crawl.
 
 The fixtures that use these live in ``tests/conftest.py`` (``built_site``,
-``base_url``, ``browser``, ``crawl``); a browser test in any file asks for them
+``base_url``, ``browser``; the ``crawl`` is tests/test_reader.py's); a browser test in any file asks for them
 by name and opens its own pages with ``Visit(browser, url)``.
 """
 
@@ -151,9 +151,11 @@ def is_page(url, base_url):
     return url.startswith(base_url) and (path.endswith("/") or path.endswith(".html"))
 
 
-def crawl_site(browser, base_url):
+def crawl_site(browser, base_url, read=None, keep=None):
     """Visit every page reachable from the two home pages, a few at a time: {url: (visit, facts)}.
-    ``browser`` is a browser or a browser context (see ``Visit``)."""
+    ``browser`` is a browser or a browser context (see ``Visit``). ``read(visit, facts)``, if
+    given, returns more facts of the loaded page; then each page is closed unless its address
+    is in ``keep`` (default: all are kept open)."""
     seen, queue, results = set(), deque([base_url, base_url + "zh/"]), {}
     while queue:
         batch = []
@@ -164,6 +166,10 @@ def crawl_site(browser, base_url):
                 batch.append(Visit(browser, url, wait=False, light_search=True, idle=True))
         for visit in batch:
             facts = visit.wait().facts()
+            if read is not None:
+                facts.update(read(visit, facts))
+            if keep is not None and visit.url not in keep:
+                visit.close()
             results[visit.url] = (visit, facts)
             for link in facts["links"]:
                 target = urldefrag(link)[0]

@@ -1,4 +1,4 @@
-"""Shared fixtures: the site, built once per test session, served, and crawled.
+"""Shared fixtures: the site, built once per test session, and served.
 
 Every site and browser test asks for these by name; none builds the site itself.
 
@@ -6,16 +6,16 @@ Every site and browser test asks for these by name; none builds the site itself.
 - ``base_url``: that folder served on localhost under ``/handtf/``, as deployed.
 - ``browser``: Debian's Chromium driven by Playwright (skipped without it, a
   failure under ``CI=true``). Open pages with ``browsing.Visit(browser, url)``.
-- ``crawl``: every page reachable from the two home pages, loaded once:
-  ``{url: (visit, facts)}`` (see ``browsing.FACTS``). Its tests are all in
-  ``tests/test_reader.py``.
+
+The crawl of every page is tests/test_reader.py's own fixture: the checks of
+every page are all in that file, so the site is crawled once a session.
 
 The tests run in one process per CPU (pytest-xdist: ``-n logical --dist
 loadfile`` in pyproject.toml; ``-n 0`` runs them in one). Two recipes of
 pytest-xdist's documentation keep the expensive work to once a session:
 
 - ``--dist loadfile``: each test file runs in one worker, so a session fixture
-  that only one file uses (the crawl, the printed PDFs, the deploy dry run, the
+  that only one file uses (the printed PDFs, the deploy dry run, the
   executed notebooks, the figure check) is made once;
 - "Making session-scoped fixtures execute only once": the site, which tests in
   many files need, is built by the first worker that needs it, under a
@@ -37,11 +37,10 @@ import pytest
 from filelock import FileLock
 
 from failure_screenshots import pytest_runtest_makereport  # noqa: F401  (a hook: screenshots of a failing browser test)
-from browsing import LAUNCH_ARGS, PREFIX, SubPathHandler, crawl_site, find_chromium
+from browsing import LAUNCH_ARGS, PREFIX, SubPathHandler, find_chromium
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD_TIMEOUT = 600  # seconds: a loaded 2-core machine takes about a minute
-CRAWL_TESTS = "test_reader.py"  # the one file whose tests read the crawl
 
 
 def pytest_collection_modifyitems(config, items):
@@ -49,14 +48,8 @@ def pytest_collection_modifyitems(config, items):
 
     The site's tests are the slow ones (Chromium, the PDFs, the notebooks): started
     first, they end about together, and the short tests fill the workers' last
-    minutes (pytest-xdist keeps this order with ``--no-loadscope-reorder``). A test
-    that reads the crawl outside tests/test_reader.py is refused: another worker
-    would crawl the site again.
+    minutes (pytest-xdist keeps this order with ``--no-loadscope-reorder``).
     """
-    elsewhere = [item.nodeid for item in items
-                 if "crawl" in getattr(item, "fixturenames", ()) and item.path.name != CRAWL_TESTS]
-    if elsewhere:
-        raise pytest.UsageError(f"tests that read the crawl go in tests/{CRAWL_TESTS}, not: {', '.join(elsewhere)}")
     site_files = {item.path for item in items if "built_site" in getattr(item, "fixturenames", ())}
     items.sort(key=lambda item: item.path not in site_files)  # stable: each file's own order is kept
 
@@ -116,18 +109,3 @@ def browser():
         browser = playwright.chromium.launch(executable_path=executable, args=LAUNCH_ARGS)
         yield browser
         browser.close()
-
-
-@pytest.fixture(scope="module")
-def crawl(browser, base_url):
-    """Every page reachable from the two home pages, loaded once: ``{url: (visit, facts)}``.
-
-    The pages share one browser context, as a reader's tabs do: its cache, so each
-    script and style is fetched and compiled once (a fifth less of Chromium's time).
-    Only tests/test_reader.py reads it, and its pages are closed when that file's tests
-    end: 74 open pages keep as many renderer processes busy with Chromium's own upkeep,
-    a fifth of a core, for as long as they are open."""
-    context = browser.new_context()
-    results = crawl_site(context, base_url)
-    yield results
-    context.close()

@@ -2,9 +2,9 @@
 than the text column or with text under 8 px, in either scheme; every block that still
 scrolls sideways shows that it does; no punctuation mark apart from its formula.
 
-Each page is narrowed once (``phone_view``), read, switched to the dark scheme if it
-has figures and read again, then put back, light, at 1280 px: a narrowing lays the
-whole page out anew, a third of a crawled page's load.
+The crawl (tests/test_reader.py) narrows each page once (``phone_facts``), reads it,
+switches it to the dark scheme if it has figures and reads it again, then puts it
+back, light, at 1280 px: a narrowing lays the whole page out anew.
 
 Each check fails when its defect is put back:
 
@@ -126,32 +126,33 @@ def figures_shown(page):
     return {"shown": page.evaluate(FIGURE_FACTS), "problems": small_figures(page, 390)}
 
 
+def phone_facts(page, facts):
+    """A crawled page narrowed to 390 px: its column, figures and scrolling blocks; with figures,
+    ``schemes``: the figures each scheme shows and their problems (dark: switched with the header's
+    palette button, as a reader would); with maths, ``punctuation``. Then put back at 1280 px in
+    the light scheme, as the crawl's other reads expect it."""
+    page.set_viewport_size(PHONE)
+    try:
+        found = page.evaluate(PHONE_FACTS, BLOCKS)
+        found["fits"] = page.evaluate(PAGE_FITS)
+        if facts["math"]:
+            found["punctuation"] = page.evaluate(PUNCTUATION_AWAY_FROM_ITS_FORMULA)
+        if any("/assets/figures/" in image["src"] for image in facts["images"]):
+            found["schemes"] = {"light": figures_shown(page)}
+            page.evaluate(TOGGLE, "__palette_1")
+            try:
+                found["schemes"]["dark"] = figures_shown(page)
+            finally:
+                page.evaluate(TOGGLE, "__palette_0")
+        return found
+    finally:
+        page.set_viewport_size(DESKTOP)
+
+
 @pytest.fixture(scope="module")
 def phone_view(crawl):
-    """``{url: facts}`` of every crawled page narrowed to 390 px: its column, figures and scrolling
-    blocks; with figures, ``schemes``: the figures each scheme shows and their problems (dark:
-    switched with the header's palette button, as a reader would); with maths, ``punctuation``.
-    Then put back at 1280 px in the light scheme, as the other tests expect it."""
-    view = {}
-    for url, (visit, facts) in crawl.items():
-        page = visit.page
-        page.set_viewport_size(PHONE)
-        try:
-            found = page.evaluate(PHONE_FACTS, BLOCKS)
-            found["fits"] = page.evaluate(PAGE_FITS)
-            if facts["math"]:
-                found["punctuation"] = page.evaluate(PUNCTUATION_AWAY_FROM_ITS_FORMULA)
-            if any("/assets/figures/" in image["src"] for image in facts["images"]):
-                found["schemes"] = {"light": figures_shown(page)}
-                page.evaluate(TOGGLE, "__palette_1")
-                try:
-                    found["schemes"]["dark"] = figures_shown(page)
-                finally:
-                    page.evaluate(TOGGLE, "__palette_0")
-            view[url] = found
-        finally:
-            page.set_viewport_size(DESKTOP)
-    return view
+    """``{url: phone_facts}`` of every crawled page, as the crawl read them."""
+    return {url: facts["phone"] for url, (_, facts) in crawl.items()}
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

@@ -43,9 +43,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from browsing import Visit, drawn, is_page
+from accessibility import axe_both_schemes
+from browsing import Visit, crawl_site, drawn, is_page
 from pages import DOCS, nav_files, pages
-from phone_view import FIGURE_FACTS, PHONE, TOGGLE, small_figures
+from phone_view import FIGURE_FACTS, PHONE, TOGGLE, phone_facts, small_figures
 
 PAGE_LIMIT = 300_000  # bytes of HTML per page
 
@@ -61,14 +62,49 @@ def source_of(url, base_url):
     return stem.with_name(stem.name + suffix) if path else DOCS / ("index" + suffix)
 
 
-def figure_pages(crawl):
-    return sorted(url for url, (_, facts) in crawl.items() if any("/assets/figures/" in i["src"] for i in facts["images"]))
+# The pages the tests below read in the browser themselves, kept open after the crawl (in both languages).
+LIVE_PAGES = ["attention/", "concepts/feed-forward/", "concepts/playground/"]
+
+
+def has_figures(facts):
+    return any("/assets/figures/" in image["src"] for image in facts["images"])
+
+
+def read_page(visit, facts):
+    """Everything the checks of every page need, read while the crawl has the page open:
+    at 1280 px its listings, code blocks, formulas and figures, axe's report in both
+    schemes (``accessibility.axe_both_schemes``, once per built page), then the phone's
+    view (``phone_view.phone_facts``)."""
+    page = visit.page
+    found = {"listings": page.evaluate(LISTING_FACTS), "code": page.evaluate(CODE_FACTS),
+             "formulas": page.evaluate(RENDERED)}
+    if has_figures(facts):
+        found["small figures"] = small_figures(page, 1280)
+    if not urlparse(visit.url).query:  # the playground's states (?context=...) are one built page
+        found["axe"] = axe_both_schemes(page)
+    found["phone"] = phone_facts(page, facts)
+    return found
+
+
+@pytest.fixture(scope="module")
+def crawl(browser, base_url):
+    """Every page reachable from the two home pages, loaded once and read once (``read_page``):
+    ``{url: (visit, facts)}`` (see ``browsing.FACTS``). Only the ``LIVE_PAGES`` stay open; the
+    others are closed as soon as they are read, so that a handful of pages are open at a time:
+    74 open pages kept as many renderer processes busy with Chromium's own upkeep, a fifth of a
+    core. The pages share one browser context, as a reader's tabs do: its cache, so each script
+    and style is fetched and compiled once (a fifth less of Chromium's time). All the tests that
+    read the crawl are in this file (a fixture of its own), so the site is crawled once a session."""
+    context = browser.new_context()
+    live = {base_url + language + page for language in ("", "zh/") for page in LIVE_PAGES}
+    yield crawl_site(context, base_url, read=read_page, keep=live)
+    context.close()
 
 
 def test_figure_text_is_at_least_10_px_at_1280(crawl):
-    pages = figure_pages(crawl)
+    pages = {url: facts["small figures"] for url, (_, facts) in sorted(crawl.items()) if has_figures(facts)}
     assert len(pages) >= 20, pages
-    problems = [f"{url}: {p}" for url in pages for p in small_figures(crawl[url][0].page, 1280)]
+    problems = [f"{url}: {p}" for url, found in pages.items() for p in found]
     assert not problems, "\n".join(problems)
 
 
@@ -98,8 +134,8 @@ LISTING_FACTS = """() => [...document.querySelectorAll('.md-content .language-py
 def test_no_example_scrolls_sideways_or_wraps_its_output_at_1280(crawl):
     problems = []
     blocks = 0
-    for url, (visit, _) in crawl.items():
-        for block in visit.page.evaluate(LISTING_FACTS):
+    for url, (_, facts) in crawl.items():
+        for block in facts["listings"]:
             blocks += 1
             if block["scrolls"]:
                 problems.append(f"{url}: scrolls sideways: {block['first']!r}")
@@ -133,8 +169,8 @@ def test_no_code_block_of_any_language_scrolls_sideways_at_1280(crawl):
     block shows 80 characters, and nothing a page shows is wider (tests/test_boundary.py keeps
     the embedded code at 79)."""
     problems, languages = [], {}
-    for url, (visit, _) in crawl.items():
-        for block in visit.page.evaluate(CODE_FACTS):
+    for url, (_, facts) in crawl.items():
+        for block in facts["code"]:
             languages[block["language"]] = languages.get(block["language"], 0) + 1
             if block["scrolls"]:
                 problems.append(f"{url}: a {block['language']} block scrolls sideways "
@@ -384,8 +420,8 @@ RENDERED = """() => [...document.querySelectorAll('.md-content .arithmatex')].ma
 def test_every_formula_is_typeset_with_a_text_alternative(crawl):
     """KaTeX's HTML is hidden from screen readers, which read its MathML (with the TeX as annotation)."""
     problems, typeset = [], 0
-    for url, (visit, facts) in crawl.items():
-        for formula in visit.page.evaluate(RENDERED):
+    for url, (_, facts) in crawl.items():
+        for formula in facts["formulas"]:
             typeset += formula["katex"]
             if not (formula["katex"] and formula["mathml"] and formula["tex"]):
                 problems.append(f"{url}: a formula is not typeset with MathML: {formula}")
@@ -450,8 +486,8 @@ def test_fences_around_a_fraction_are_taller_than_plain_ones(crawl, base_url, la
     assert tallest > 1.5 * plain_height, (tallest, plain_height)
 
 
-# The checks of the same crawled pages that live in modules of their own, collected
-# here (last, since they change the pages' width and scheme and put them back).
+# The checks of the same crawled pages that live in modules of their own (their facts
+# are read by ``read_page``), collected here.
 # (named one by one: a star would also bring their constants over this module's own)
 from phone_view import (  # noqa: E402, F401  (every page at 390 px: figures, scrolling blocks, punctuation)
     phone_view, test_every_block_that_scrolls_sideways_at_390_shows_it, test_figure_text_is_at_least_8_px_at_390,
