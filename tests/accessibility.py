@@ -31,13 +31,12 @@ from urllib.parse import urlparse
 
 import pytest
 
-from browsing import drawn
+from browsing import TOGGLE, drawn
 
 AXE_VERSION = "4.14.1"  # the npm package axe-core; to update: npm pack axe-core@VERSION, copy axe.min.js and the licenses
 AXE = Path(__file__).parent / "vendor" / "axe-core"
 TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
 DARK_RULES = ["color-contrast", "link-in-text-block"]  # the rules that read colours; the others read the page's structure
-TOGGLE = "id => document.querySelector(`label[for='${id}']`).click()"  # the header's palette button
 
 # (rule, CSS selector of the elements it may flag, upstream issue, why it cannot be fixed here)
 ALLOWED = []

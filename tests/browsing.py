@@ -1,8 +1,8 @@
 """What the browser tests share: Chromium, the site served under /handtf/, one page load, the crawl.
 
 The fixtures that use these live in ``tests/conftest.py`` (``built_site``,
-``base_url``, ``browser``; the ``crawl`` is tests/test_reader.py's); a browser test in any file asks for them
-by name and opens its own pages with ``Visit(browser, url)``.
+``base_url``, ``browser``; the ``crawl`` is tests/test_reader.py's own); a browser
+test in any file asks for them by name and opens its own pages with ``Visit(browser, url)``.
 """
 
 import json
@@ -45,13 +45,14 @@ class SubPathHandler(SimpleHTTPRequestHandler):
         pass
 
 
+TOGGLE = "id => document.querySelector(`label[for='${id}']`).click()"  # the header's palette button
 TWO_FRAMES = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
 
 
 def drawn(page):
     """Wait until ``page`` has drawn two frames, with the page brought to the front first: Chromium
-    draws a page that is behind another of its tabs about once a second, so two frames of one of
-    the crawl's 74 open pages took 2 s (Playwright's documented ``Page.bring_to_front``)."""
+    draws a page that is behind another of its tabs about once a second, so two frames of a page
+    behind the crawl's others took 2 s (Playwright's documented ``Page.bring_to_front``)."""
     page.bring_to_front()
     page.evaluate(TWO_FRAMES)
 
@@ -144,6 +145,11 @@ def _index_without_entries(route):
         return
     config = json.loads(response.text())["config"]
     route.fulfill(response=response, body=json.dumps({"config": config, "docs": []}))
+
+
+def has_figures(facts):
+    """Whether a page whose ``facts`` were read shows any of the site's figures."""
+    return any("/assets/figures/" in image["src"] for image in facts["images"])
 
 
 def is_page(url, base_url):

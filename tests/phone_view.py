@@ -24,6 +24,7 @@ import sys
 
 import pytest
 
+from browsing import TOGGLE, has_figures
 from pages import ROOT
 
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -32,7 +33,6 @@ from figures.common import MIN_FONT_PT  # noqa: E402  (the smallest text any fig
 MIN_TEXT_PX = {1280: 10, 390: 8}  # the smallest figure text a reader gets, in CSS px
 PT = 4 / 3  # CSS px per point: an SVG drawn at 9 pt text shows it at 12 px at natural size
 PHONE, DESKTOP = {"width": 390, "height": 844}, {"width": 1280, "height": 720}  # 1280 x 720: Playwright's default
-TOGGLE = "id => document.querySelector(`label[for='${id}']`).click()"  # the header's palette button
 BLOCKS = """.md-typeset pre > code, .md-typeset .md-typeset__scrollwrap, .md-typeset div.arithmatex,
     .md-typeset .handtf-scroll, .md-typeset .handtf-plot, .md-typeset p"""  # what may scroll sideways (p: a figure's)
 
@@ -137,7 +137,7 @@ def phone_facts(page, facts):
         found["fits"] = page.evaluate(PAGE_FITS)
         if facts["math"]:
             found["punctuation"] = page.evaluate(PUNCTUATION_AWAY_FROM_ITS_FORMULA)
-        if any("/assets/figures/" in image["src"] for image in facts["images"]):
+        if has_figures(facts):
             found["schemes"] = {"light": figures_shown(page)}
             page.evaluate(TOGGLE, "__palette_1")
             try:

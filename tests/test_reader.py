@@ -44,9 +44,9 @@ import pytest
 from PIL import Image
 
 from accessibility import axe_both_schemes
-from browsing import Visit, crawl_site, drawn, is_page
+from browsing import TOGGLE, Visit, crawl_site, drawn, has_figures, is_page
 from pages import DOCS, nav_files, pages
-from phone_view import FIGURE_FACTS, PHONE, TOGGLE, phone_facts, small_figures
+from phone_view import FIGURE_FACTS, PHONE, phone_facts, small_figures
 
 PAGE_LIMIT = 300_000  # bytes of HTML per page
 
@@ -64,10 +64,6 @@ def source_of(url, base_url):
 
 # The pages the tests below read in the browser themselves, kept open after the crawl (in both languages).
 LIVE_PAGES = ["attention/", "concepts/feed-forward/", "concepts/playground/"]
-
-
-def has_figures(facts):
-    return any("/assets/figures/" in image["src"] for image in facts["images"])
 
 
 def read_page(visit, facts):
