@@ -70,44 +70,44 @@ def scaffold(new_page, copy, *args):
 def test_a_concept_page_is_scaffolded_in_the_house_layout(new_page, copy):
     from mkdocs.utils.yaml import yaml_load
 
-    assert scaffold(new_page, copy, "concepts/dropout", "Dropout: forgetting on purpose", "Dropout：有意遗忘") == 0
-    english, chinese = copy / "docs/concepts/dropout.md", copy / "docs/concepts/dropout.zh.md"
+    assert scaffold(new_page, copy, "concepts/trial-dropout", "Trial: forgetting on purpose", "试验：有意遗忘") == 0
+    english, chinese = copy / "docs/concepts/trial-dropout.md", copy / "docs/concepts/trial-dropout.zh.md"
     assert examples(english) == examples(chinese) and examples(english)
     assert len(exercises(english.read_text(encoding="utf-8"), "en")) == len(exercises(chinese.read_text(encoding="utf-8"), "zh")) == 2
-    assert "](../assets/figures/dropout.svg#only-light)" in english.read_text(encoding="utf-8")
+    assert "](../assets/figures/trial-dropout.svg#only-light)" in english.read_text(encoding="utf-8")
     config = yaml_load((copy / "mkdocs.yml").read_text(encoding="utf-8"))
     section = next(item for item in config["nav"] if "Going deeper: the Transformer, piece by piece" in item)
     pages = [next(iter(entry.values())) for entry in next(iter(section.values()))]
-    assert pages[pages.index("concepts/faq.md") - 1] == "concepts/dropout.md"
+    assert pages[pages.index("concepts/faq.md") - 1] == "concepts/trial-dropout.md"
     zh = [p for p in config["plugins"] if isinstance(p, dict) and "i18n" in p][0]["i18n"]["languages"][1]
-    assert zh["nav_translations"]["Dropout: forgetting on purpose"] == "Dropout：有意遗忘"
+    assert zh["nav_translations"]["Trial: forgetting on purpose"] == "试验：有意遗忘"
     assert "# The edit loop may build one language only" in (copy / "mkdocs.yml").read_text(encoding="utf-8"), "comments kept"
-    assert "](concepts/dropout.md)" in (copy / "docs/index.md").read_text(encoding="utf-8")
-    assert "[Dropout：有意遗忘](concepts/dropout.md)、" in (copy / "docs/index.zh.md").read_text(encoding="utf-8")
-    assert '@figure("dropout")' in (copy / "scripts/figures/concepts.py").read_text(encoding="utf-8")
-    assert (copy / "tests/test_dropout.py").exists()
-    assert "`docs/concepts/dropout.md`" in (copy / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert "](concepts/trial-dropout.md)" in (copy / "docs/index.md").read_text(encoding="utf-8")
+    assert "[试验：有意遗忘](concepts/trial-dropout.md)、" in (copy / "docs/index.zh.md").read_text(encoding="utf-8")
+    assert '@figure("trial-dropout")' in (copy / "scripts/figures/concepts.py").read_text(encoding="utf-8")
+    assert (copy / "tests/test_trial_dropout.py").exists()
+    assert "`docs/concepts/trial-dropout.md`" in (copy / "CHANGELOG.md").read_text(encoding="utf-8")
     assert len(left_to_write(copy)) > 10
 
 
 def test_a_top_level_page_goes_into_part_1_with_three_exercises(new_page, copy):
-    assert scaffold(new_page, copy, "two-heads", "Two heads at once", "两个头同时工作", "--before", "induction.md") == 0
-    text = (copy / "docs/two-heads.md").read_text(encoding="utf-8")
-    assert len(exercises(text, "en")) == 3 and "](assets/figures/two-heads.svg#only-light)" in text
-    assert "- Two heads at once: two-heads.md\n      - Induction heads, by hand: induction.md" in (copy / "mkdocs.yml").read_text(encoding="utf-8")
-    assert '@figure("two-heads")' in (copy / "scripts/figures/part1.py").read_text(encoding="utf-8")
+    assert scaffold(new_page, copy, "trial-two-heads", "Trial: two heads at once", "试验：两个头同时工作", "--before", "induction.md") == 0
+    text = (copy / "docs/trial-two-heads.md").read_text(encoding="utf-8")
+    assert len(exercises(text, "en")) == 3 and "](assets/figures/trial-two-heads.svg#only-light)" in text
+    assert "- \"Trial: two heads at once\": trial-two-heads.md\n      - Induction heads, by hand: induction.md" in (copy / "mkdocs.yml").read_text(encoding="utf-8")
+    assert '@figure("trial-two-heads")' in (copy / "scripts/figures/part1.py").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("args, said", [
     (["concepts/faq", "FAQ again", "又一个常见问题"], "docs/concepts/faq.md exists already"),
     (["concepts/Drop_out", "Dropout", "丢弃"], "bad page name 'concepts/Drop_out'"),
     (["other/dropout", "Dropout", "丢弃"], "bad page name 'other/dropout'"),
-    (["concepts/dropout", "Dropout"], "both titles are needed"),
-    (["concepts/dropout", "丢弃", "Dropout"], "the English title '丢弃' has Chinese characters"),
-    (["concepts/dropout", "FAQ", "丢弃"], "another page of the nav is called 'FAQ'"),
-    (["concepts/dropout", "Dropout", "丢弃", "--before", "concepts/none.md"], "no such page in mkdocs.yml's nav"),
-    (["concepts/dropout", "Dropout", "丢弃", "--figure", "wte"], "a figure 'wte' exists already"),
-    (["concepts/dropout", "Dropout", "丢弃", "--function", "no_such_function"], "handtf exports no no_such_function"),
+    (["concepts/trial", "Trial"], "both titles are needed"),
+    (["concepts/trial", "丢弃", "Dropout"], "the English title '丢弃' has Chinese characters"),
+    (["concepts/trial", "FAQ", "丢弃"], "another page of the nav is called 'FAQ'"),
+    (["concepts/trial", "Trial", "丢弃", "--before", "concepts/none.md"], "no such page in mkdocs.yml's nav"),
+    (["concepts/trial", "Trial", "丢弃", "--figure", "wte"], "a figure 'wte' exists already"),
+    (["concepts/trial", "Trial", "丢弃", "--function", "no_such_function"], "handtf exports no no_such_function"),
 ])
 def test_bad_input_is_refused_in_one_line_and_nothing_is_written(new_page, copy, capsys, args, said):
     before = {path: path.read_bytes() for path in copy.rglob("*") if path.is_file()}
@@ -121,3 +121,10 @@ def test_the_command_line_refuses_without_a_traceback(copy):
     done = subprocess.run([sys.executable, str(SCRIPT), "concepts/x y", "T", "标题", "--root", str(copy)],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and done.stderr.startswith("new_page.py: bad page name") and "Traceback" not in done.stderr
+
+
+def test_a_function_is_imported_and_its_code_embedded_from_the_file_the_package_says(new_page, copy):
+    assert scaffold(new_page, copy, "concepts/trial-mask", "Trial mask", "试验掩码", "--function", "causal_mask") == 0
+    for name in ("trial-mask.md", "trial-mask.zh.md"):
+        text = (copy / "docs/concepts" / name).read_text(encoding="utf-8")
+        assert '--8<-- "handtf/masks.py:causal_mask"' in text and ">>> from handtf import causal_mask, show" in text
