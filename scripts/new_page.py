@@ -42,6 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TODO = "TODO(new_page)"
 NAME = re.compile(r"(concepts/)?[a-z][a-z0-9]*(-[a-z0-9]+)*")
 CJK = re.compile(r"[\u3400-\u9fff]")
+RESERVED = {"index", "zh", "en", "assets", "search", "concepts"}  # the site's own folders and pages
 
 # Where a page of each folder goes unless --before says otherwise, which figures module
 # draws its figure (one of scripts/figures' PARTS) and how many exercises it needs
@@ -150,10 +151,12 @@ def check_mkdocs_yml(text, page, title, chinese):
                 yield (key, value) if isinstance(value, str) else None
                 yield from walk(value)
 
-    assert (title, page) in list(walk(config["nav"])), "the nav entry does not read back"
+    if (title, page) not in list(walk(config["nav"])):
+        raise Refused("the new nav entry does not read back from mkdocs.yml: add it by hand")
     (i18n,) = [plugin["i18n"] for plugin in config["plugins"] if isinstance(plugin, dict) and "i18n" in plugin]
     (zh,) = [language for language in i18n["languages"] if language["locale"] == "zh"]
-    assert zh["nav_translations"][title] == chinese, "the translation does not read back"
+    if zh["nav_translations"].get(title) != chinese:
+        raise Refused("the new nav translation does not read back from mkdocs.yml: add it by hand")
 
 
 def link_text(title, language):
@@ -298,9 +301,11 @@ def plan(args, root):
         raise Refused(f"the English title {title!r} has Chinese characters: the English title comes first")
     if not CJK.search(chinese):
         raise Refused(f"the Chinese title {chinese!r} has no Chinese characters: the Chinese title comes second")
+    if name.rpartition("/")[2] in RESERVED:
+        raise Refused(f"bad page name {args.name!r}: {name.rpartition('/')[2]} is taken by the site itself")
     page = name + ".md"
     docs = root / "docs"
-    for path in (docs / page, docs / (name + ".zh.md")):
+    for path in (docs / page, docs / (name + ".zh.md"), docs / (name + ".ipynb"), docs / (name + ".zh.ipynb")):
         if path.exists():
             raise Refused(f"{path.relative_to(root)} exists already: pick another name")
     folder = FOLDERS["concepts" if name.startswith("concepts/") else ""]

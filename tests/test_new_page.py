@@ -54,7 +54,7 @@ def new_page():
 @pytest.fixture
 def copy(tmp_path):
     """The files the scaffold reads and edits, copied."""
-    for name in ("mkdocs.yml", "CHANGELOG.md", "docs/index.md", "docs/index.zh.md", "docs/concepts/faq.md"):
+    for name in ("mkdocs.yml", "CHANGELOG.md", "docs/index.md", "docs/index.zh.md", "docs/concepts/playground.ipynb"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / name, tmp_path / name)
     shutil.copytree(ROOT / "scripts" / "figures", tmp_path / "scripts" / "figures",
@@ -102,6 +102,8 @@ def test_a_top_level_page_goes_into_part_1_with_three_exercises(new_page, copy):
     (["concepts/faq", "FAQ again", "又一个常见问题"], "docs/concepts/faq.md exists already"),
     (["concepts/Drop_out", "Dropout", "丢弃"], "bad page name 'concepts/Drop_out'"),
     (["other/dropout", "Dropout", "丢弃"], "bad page name 'other/dropout'"),
+    (["zh", "Chinese", "中文"], "zh is taken by the site itself"),
+    (["concepts/playground", "Playground", "实验"], "docs/concepts/playground.ipynb exists already"),
     (["concepts/trial", "Trial"], "both titles are needed"),
     (["concepts/trial", "丢弃", "Dropout"], "the English title '丢弃' has Chinese characters"),
     (["concepts/trial", "FAQ", "丢弃"], "another page of the nav is called 'FAQ'"),
