@@ -89,7 +89,8 @@ _LEFT_OUT = {}
 
 def pytest_deselected(items):
     for item in items:
-        _LEFT_OUT[item.nodeid] = slow_reason(item)  # None: deselected for another reason
+        if slow_reason(item):  # not what -k leaves out: that was asked for by name
+            _LEFT_OUT[item.nodeid] = slow_reason(item)
 
 
 def pytest_sessionfinish(session):
@@ -110,10 +111,9 @@ def pytest_terminal_summary(terminalreporter):
         files.setdefault(nodeid.split("::")[0], {}).setdefault(reason, 0)
         files[nodeid.split("::")[0]][reason] += 1
     terminalreporter.section("left out")
-    terminalreporter.write_line(f"{len(_LEFT_OUT)} tests left out, in {len(files)} files:")
+    terminalreporter.write_line(f"{len(_LEFT_OUT)} slow tests left out, in {len(files)} files:")
     for path, reasons in sorted(files.items()):
-        said = ", ".join(f"{count} {'needs' if count == 1 else 'need'} {reason}" if reason else f"{count} by -k or -m"
-                         for reason, count in reasons.items())
+        said = ", ".join(f"{count} {'needs' if count == 1 else 'need'} {reason}" for reason, count in reasons.items())
         terminalreporter.write_line(f"  {path}: {said}")
     if "not slow" in (terminalreporter.config.option.markexpr or ""):
         terminalreporter.write_line('the full suite runs them: python -m pytest (README, "Run the tests")')
