@@ -166,7 +166,7 @@ def link_text(title, language):
     return title
 
 
-def add_to_home(text, page, title, language, before, section_pages):
+def add_to_home(text, page, title, language, before, nav_pages):
     """A home page with a link to ``page`` in its list of every page, just before the link to ``before``."""
     link = f"[{link_text(title, language)}]({page})"
     separator = WORDS[language]["separator"]
@@ -177,10 +177,10 @@ def add_to_home(text, page, title, language, before, section_pages):
         if language == "en" and not indent.strip():  # the link it goes before starts a line: so does this one
             return text[:start] + link + separator.rstrip() + "\n" + indent + text[start:]
         return text[:start] + link + separator + text[start:]
-    # No link to ``before``: after the last link to a page of the same section.
-    ends = [m.end() for m in re.finditer(r"\]\((" + "|".join(map(re.escape, section_pages)) + r")\)", text)]
+    # No link to ``before``: after the last link to a page of the nav.
+    ends = [m.end() for m in re.finditer(r"\]\((" + "|".join(map(re.escape, nav_pages)) + r")\)", text)]
     if not ends:
-        raise Refused(f"the home page of {language} links to no page of {before}'s section: add the link by hand")
+        raise Refused(f"the {language} home page links to no page of the nav: add the link by hand")
     return text[: ends[-1]] + separator + link + text[ends[-1]:]
 
 
@@ -326,7 +326,7 @@ def plan(args, root):
     mkdocs_yml = root / "mkdocs.yml"
     config = add_to_mkdocs_yml(mkdocs_yml.read_text(encoding="utf-8"), page, title, chinese, before)
     check_mkdocs_yml(config, page, title, chinese)
-    section = [entry[3] for entry in nav_entries(config.split("\n"))]
+    nav_pages = [entry[3] for entry in nav_entries(config.split("\n")) if entry[3] != page]
     figures_file = root / "scripts" / "figures" / f"{figures_module}.py"
     figures_text = figures_file.read_text(encoding="utf-8")
     python_name = figure.replace("-", "_")
@@ -343,7 +343,7 @@ def plan(args, root):
     }
     for language, home in (("en", "index.md"), ("zh", "index.zh.md")):
         text = (docs / home).read_text(encoding="utf-8")
-        writes[docs / home] = add_to_home(text, page, title if language == "en" else chinese, language, before, section)
+        writes[docs / home] = add_to_home(text, page, title if language == "en" else chinese, language, before, nav_pages)
     return writes, figure
 
 
