@@ -54,8 +54,12 @@ SLOW_FIXTURES = {
     "properdocs_site": "the second build, with ProperDocs",
     "dry_run": "the deploy's dry run",
 }
-# and the tests that start their slow work themselves, by name
-SLOW_TESTS = {"test_the_notebook_prints_its_saved_outputs": "the notebooks run in Jupyter"}
+# the tests that start their slow work themselves, by name, and the files that are slow throughout
+SLOW_TESTS = {
+    "test_the_notebook_prints_its_saved_outputs": "the notebooks run in Jupyter",
+    "test_the_training_claims_hold_with_and_without_avx512": "a second training run, on numpy's other float path",
+}
+SLOW_FILES = {"test_pdf.py": "the printed books"}
 
 
 def slow_reason(item):
@@ -63,7 +67,7 @@ def slow_reason(item):
     needs = [SLOW_FIXTURES[name] for name in getattr(item, "fixturenames", ()) if name in SLOW_FIXTURES]
     if needs:
         return needs[0]
-    return SLOW_TESTS.get(getattr(item, "originalname", None))
+    return SLOW_TESTS.get(getattr(item, "originalname", None)) or SLOW_FILES.get(item.path.name)
 
 
 @pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by the marks
