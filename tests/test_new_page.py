@@ -8,7 +8,6 @@ run here in a copy of the files it edits (``--root``), with ``--no-render``; the
 build and the fast lane of a scaffolded copy are what CONTRIBUTING's step 0 runs.
 """
 
-import importlib.util
 import re
 import shutil
 import subprocess
@@ -45,10 +44,10 @@ def test_nothing_the_scaffold_left_is_still_to_write():
 
 @pytest.fixture(scope="module")
 def new_page():
-    spec = importlib.util.spec_from_file_location("new_page", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    sys.path.insert(0, str(SCRIPT.parent))
+    import new_page
+
+    return new_page
 
 
 @pytest.fixture
