@@ -92,8 +92,10 @@ _LEFT_OUT = {}
 
 
 def pytest_deselected(items):
+    if "slow" not in (items[0].config.option.markexpr or "") if items else True:
+        return  # left out by -k or another mark: asked for by name, nothing to say
     for item in items:
-        if slow_reason(item):  # not what -k leaves out: that was asked for by name
+        if slow_reason(item):
             _LEFT_OUT[item.nodeid] = slow_reason(item)
 
 
