@@ -26,7 +26,7 @@ MAX_MINUTES = 30  # per language, the main line from the home page through the l
 MAX_SCREEN = 8  # the attention page's central idea starts within its first 8 screens of 800 px
 # Issue 38: the pages after the main line teach a newcomer who finished it, each visible part
 # (collapsed blocks closed) read in 12 minutes at most, in both languages.
-AFTER_MAINLINE = ["any-pattern.md", "induction.md", "playground.md", "training-by-hand.md", "whole-model.md"]
+AFTER_MAINLINE = reading_time.AFTER_MAINLINE
 MAX_PAGE_MINUTES = 12
 
 # A page whose counts are known. Hand count of what a reader sees in the article:
