@@ -7,31 +7,17 @@ told where the path goes on); a page moved in the nav without its line fails her
 import posixpath
 import re
 
-from mkdocs.utils.yaml import yaml_load
-
-from pages import DOCS, ROOT
+from pages import DOCS, nav, nav_walk
 
 NEXT = re.compile(r"^(?:Next:|下一页：)(?:[^\n]|\n(?!\n))*?\]\(([^)#\s]+)", re.MULTILINE)  # the paragraph's first link
 PART_1 = "The hand-made model"
 
 
-def nav():
-    """The nav's files in reading order, and the files of part 1."""
-    with open(ROOT / "mkdocs.yml", encoding="utf-8") as file:
-        config = yaml_load(file)
-
-    def walk(node):
-        if isinstance(node, str):
-            yield node
-        elif isinstance(node, list):
-            for item in node:
-                yield from walk(item)
-        elif isinstance(node, dict):
-            for value in node.values():
-                yield from walk(value)
-
-    part_1 = next(list(walk(item[PART_1])) for item in config["nav"] if isinstance(item, dict) and PART_1 in item)
-    return [name for name in walk(config["nav"]) if name.endswith(".md")], part_1
+def reading_order():
+    """The nav's pages in reading order, and the pages of part 1."""
+    config = nav()
+    part_1 = next(list(nav_walk(item[PART_1])) for item in config if isinstance(item, dict) and PART_1 in item)
+    return [name for name in nav_walk(config) if name.endswith(".md")], part_1
 
 
 def next_links(name, language):
@@ -41,7 +27,7 @@ def next_links(name, language):
 
 
 def test_each_next_line_leads_to_the_next_page_of_the_nav():
-    order, part_1 = nav()
+    order, part_1 = reading_order()
     checked = 0
     for here, after in zip(order, order[1:]):
         for language in ("en", "zh"):
@@ -53,7 +39,7 @@ def test_each_next_line_leads_to_the_next_page_of_the_nav():
 
 
 def test_every_page_of_part_1_says_what_comes_next():
-    _, part_1 = nav()
+    _, part_1 = reading_order()
     for name in part_1:
         for language in ("en", "zh"):
             assert next_links(name, language), f"{language} {name} has no Next line"
