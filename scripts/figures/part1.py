@@ -119,7 +119,7 @@ def wpe():
 
 @figure("embedding")
 def embedding():
-    return trace_figure("embedding", "wte[tokens] + wpe", EMBED_LABELS)
+    return trace_figure("embedding", "wte[tokens] + wpe[:5]", EMBED_LABELS)
 
 
 QKV_GROUPS = [("q", 0, 8), ("k", 8, 8), ("v", 16, 8)]  # the three parts of c_attn's 24 columns
@@ -149,8 +149,8 @@ def thirds_figure(matrix, rows, title):
 def c_attn(words, phone=False):
     w = handtf.MODEL["blocks"][0]["attn"]["c_attn"]["w"]
     if phone:
-        return thirds_figure(w, EMBED_LABELS, f"c_attn w  [8×24]\nLg = {handtf.LG}, {words['empty']}")
-    title = f"c_attn w  [8×24]    Lg = {handtf.LG}, {words['empty']}"
+        return thirds_figure(w, EMBED_LABELS, f"c_attn.w  [8×24]\nLg = {handtf.LG}, {words['empty']}")
+    title = f"c_attn.w  [8×24]    Lg = {handtf.LG}, {words['empty']}"
     return matrix_figure(w, EMBED_LABELS, EMBED_LABELS * 3, title, cell=0.3, groups=QKV_GROUPS, text=lg_text)
 
 
@@ -158,8 +158,8 @@ def c_attn(words, phone=False):
 def qkv(words, phone=False):
     t = the_trace()
     if phone:
-        return thirds_figure(t.qkv, seq_labels(), f"qkv = x @ w + b  {shape_of(t.qkv)}\nLg = {handtf.LG}, {words['empty']}")
-    title = f"qkv = x @ w + b  {shape_of(t.qkv)}    Lg = {handtf.LG}, {words['empty']}"
+        return thirds_figure(t.qkv, seq_labels(), f"qkv = x @ c_attn.w + c_attn.b  {shape_of(t.qkv)}\nLg = {handtf.LG}, {words['empty']}")
+    title = f"qkv = x @ c_attn.w + c_attn.b  {shape_of(t.qkv)}    Lg = {handtf.LG}, {words['empty']}"
     return matrix_figure(t.qkv, seq_labels(), EMBED_LABELS * 3, title, cell=0.3, groups=QKV_GROUPS, text=lg_text)
 
 
@@ -191,27 +191,27 @@ def v():
 
 @figure("attention-output")
 def attention_output():
-    return trace_figure("attention_output", "softmax(·) @ v", EMBED_LABELS)
+    return trace_figure("attention_output", "weights @ v", EMBED_LABELS)
 
 
 @figure("projection")
 def projection():
-    return trace_figure("projection", "c_proj", EMBED_LABELS)
+    return trace_figure("projection", "c_proj(weights @ v)", EMBED_LABELS)
 
 
 @figure("residual")
 def residual():
-    return trace_figure("residual", "x + c_proj(·)", EMBED_LABELS)
+    return trace_figure("residual", "x + c_proj(weights @ v)", EMBED_LABELS)
 
 
 @figure("logits")
 def logits():
-    return trace_figure("logits", "logits", TOKEN_LABELS, cell=0.7)
+    return trace_figure("logits", "logits", TOKEN_LABELS, cell=0.9)
 
 
 @figure("probs")
 def probs():
-    return trace_figure("probs", "softmax(logits)", TOKEN_LABELS, cell=0.7)
+    return trace_figure("probs", "softmax(logits)", TOKEN_LABELS, cell=0.9)
 
 
 @figure("softmax-walkthrough", phone=True)
