@@ -9,6 +9,8 @@ What it writes (CONTRIBUTING, "Adding a concept page, step by step", says what c
   and its Chinese title under the ``zh`` language's ``nav_translations``
   (a text insertion: comments and layout stay as they are);
 - ``docs/index.md`` and ``docs/index.zh.md``: a link in the list of every page;
+- the closing "Next:" line (``下一页：``) of the new page, to the page after it in the nav,
+  and of the page before it, which now leads to the new page (tests/test_next_links.py);
 - a figure stub in the figures registry (``scripts/figures/PART.py``,
   ``@figure("NAME")``) and its drawn SVGs;
 - ``tests/test_NAME.py``: a test stub (skipped until written);
@@ -33,6 +35,7 @@ import importlib
 import inspect
 import json
 import keyword
+import posixpath
 import re
 import subprocess
 import sys
@@ -344,7 +347,61 @@ def plan(args, root):
     for language, home in (("en", "index.md"), ("zh", "index.zh.md")):
         text = (docs / home).read_text(encoding="utf-8")
         writes[docs / home] = add_to_home(text, page, title if language == "en" else chinese, language, before, nav_pages)
+    add_next_lines(writes, docs, page, config, {"en": title, "zh": chinese})
     return writes, figure
+
+
+NEXT = {"en": "Next: ", "zh": "下一页："}  # a page's closing line: where the path goes on (tests/test_next_links.py)
+
+
+def relative(target, page):
+    """The link from ``page`` to ``target``, both relative to docs/."""
+    return posixpath.relpath(target, posixpath.dirname(page) or ".")
+
+
+def next_paragraph(text, language):
+    """The span of a page's closing "Next:" paragraph, or None."""
+    found = re.search(rf"^{re.escape(NEXT[language])}(?:[^\n]|\n(?!\n))*", text, re.MULTILINE)
+    return (found.start(), found.start() + len(found[0].rstrip("\n"))) if found else None
+
+
+def add_next_lines(writes, docs, page, config, titles):
+    """The new page ends with the "Next:" line to the page after it in the nav; the page before it,
+    whose line led there, now leads to the new page (its old line, links re-aimed, moves to the new one)."""
+    from mkdocs.utils.yaml import yaml_load
+
+    entries = [entry for entry in nav_entries(config.split("\n")) if entry[3].endswith(".md")]
+    order = [entry[3] for entry in entries]
+    at = order.index(page)
+    if at + 1 == len(order):
+        return
+    after, before_page = order[at + 1], order[at - 1] if at > 0 else None
+    (i18n,) = [p["i18n"] for p in yaml_load(config)["plugins"] if isinstance(p, dict) and "i18n" in p]
+    (zh,) = [language for language in i18n["languages"] if language["locale"] == "zh"]
+    after_titles = {"en": entries[at + 1][2], "zh": zh["nav_translations"].get(entries[at + 1][2], entries[at + 1][2])}
+    for language, suffix in (("en", ".md"), ("zh", ".zh.md")):
+        new = docs / (page.removesuffix(".md") + suffix)
+        line = f"{NEXT[language]}[{link_text(after_titles[language], language)}]({relative(after, page)})" + (
+            "。" if language == "zh" else ".")
+        if before_page is not None:
+            previous = docs / (before_page.removesuffix(".md") + suffix)
+            text = writes.get(previous) or previous.read_text(encoding="utf-8")
+            span = next_paragraph(text, language)
+            if span is not None:
+                old = text[span[0]:span[1]]
+                targets = re.findall(r"\]\(([^)#\s]+)", old)
+                if targets and posixpath.normpath(posixpath.join(posixpath.dirname(before_page), targets[0])) == after:
+                    # The old line moves to the new page, its links re-aimed from there.
+                    line = re.sub(r"\]\(([^)#\s]+)", lambda m: "](" + relative(posixpath.normpath(
+                        posixpath.join(posixpath.dirname(before_page), m[1])), page), old)
+                    dash = "——" if language == "zh" else " — "
+                    colon = "：" if language == "zh" else ": "
+                    said = f"{NEXT[language]}[{link_text(titles[language], language)}]({relative(page, before_page)})"
+                    writes[previous] = text[:span[0]] + f"{said}{dash}{TODO}{colon}{NEXT_WORDS[language]}" + text[span[1]:]
+        writes[new] = writes[new].rstrip("\n") + "\n\n" + line + "\n"
+
+
+NEXT_WORDS = {"en": "what the reader finds there, in a few words.", "zh": "用几个字说明读者在那里会看到什么。"}
 
 
 def main(argv=None):

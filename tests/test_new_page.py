@@ -54,7 +54,8 @@ def new_page():
 def copy(tmp_path):
     """The files the scaffold reads and edits, copied."""
     for name in ("mkdocs.yml", "CHANGELOG.md", "docs/index.md", "docs/index.zh.md", "docs/concepts/faq.md",
-                 "docs/concepts/playground.ipynb"):
+                 "docs/concepts/playground.ipynb", "docs/concepts/training.md", "docs/concepts/training.zh.md",
+                 "docs/any-pattern.md", "docs/any-pattern.zh.md"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / name, tmp_path / name)
     shutil.copytree(ROOT / "scripts" / "figures", tmp_path / "scripts" / "figures",
@@ -96,6 +97,10 @@ def test_a_top_level_page_goes_into_part_1_with_three_exercises(new_page, copy):
     assert len(exercises(text, "en")) == 3 and "](assets/figures/trial-two-heads.svg#only-light)" in text
     assert "- \"Trial: two heads at once\": trial-two-heads.md\n      - Induction heads, by hand: induction.md" in (copy / "mkdocs.yml").read_text(encoding="utf-8")
     assert '@figure("trial-two-heads")' in (copy / "scripts/figures/part1.py").read_text(encoding="utf-8")
+    # The page before it led to induction.md; its "Next:" line moved to the new page, and it leads to the new page.
+    assert text.rstrip().endswith("Next: [induction heads, by hand](induction.md) — a head that attends by\ncontent, not by position.")
+    assert "Next: [trial: two heads at once](trial-two-heads.md) — TODO(new_page)" in (copy / "docs/any-pattern.md").read_text(encoding="utf-8")
+    assert "下一页：[试验：两个头同时工作](trial-two-heads.md)——TODO(new_page)" in (copy / "docs/any-pattern.zh.md").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("args, said", [
