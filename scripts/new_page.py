@@ -227,7 +227,7 @@ def {function_name}():
     """{TODO}: draw the idea of docs/{page} from the package (CONTRIBUTING, "Code and figures")."""
     from .common import matrix_figure
 
-    return matrix_figure(np.eye(2), ["x0", "x1"], ["a", "b"], "{TODO}")
+    return matrix_figure(np.eye(2), ["x0", "x1"], ["a", "b"], "stub")
 '''
 
 
