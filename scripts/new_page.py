@@ -385,7 +385,7 @@ def add_next_lines(writes, docs, page, config, titles):
             "。" if language == "zh" else ".")
         if before_page is not None:
             previous = docs / (before_page.removesuffix(".md") + suffix)
-            text = writes.get(previous) or previous.read_text(encoding="utf-8")
+            text = writes.get(previous) or (previous.read_text(encoding="utf-8") if previous.exists() else "")
             span = next_paragraph(text, language)
             if span is not None:
                 old = text[span[0]:span[1]]

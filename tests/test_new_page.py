@@ -53,9 +53,8 @@ def new_page():
 @pytest.fixture
 def copy(tmp_path):
     """The files the scaffold reads and edits, copied."""
-    for name in ("mkdocs.yml", "CHANGELOG.md", "docs/index.md", "docs/index.zh.md", "docs/concepts/faq.md",
-                 "docs/concepts/playground.ipynb", "docs/concepts/training.md", "docs/concepts/training.zh.md",
-                 "docs/any-pattern.md", "docs/any-pattern.zh.md"):
+    pages = [p.relative_to(ROOT) for p in [*DOCS.glob("*.md"), *(DOCS / "concepts").glob("*.*")]]
+    for name in ["mkdocs.yml", "CHANGELOG.md", *pages]:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / name, tmp_path / name)
     shutil.copytree(ROOT / "scripts" / "figures", tmp_path / "scripts" / "figures",
