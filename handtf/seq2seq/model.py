@@ -19,8 +19,10 @@ from dataclasses import astuple, dataclass
 
 import numpy as np
 
-from ..checks import check_elements, check_finite_result, check_n_head, check_count, check_seed, check_tree
-from ..checks import check_ids, checked, numbers_in, read_array
+from ..checks import check_elements, check_finite_result, check_n_head, check_count, check_seed
+from ..layouts import check_tree
+from ..checks import check_ids, checked, read_array
+from ..layouts import numbers_in
 from ..layers import layer_norm
 from .blocks import RESIDUALS, block_shapes, check_memory, check_src_mask, decoder_block, embed, encoder_block
 
