@@ -25,16 +25,16 @@ next), 768 embedding columns and 3072 feed-forward units (one per phase).
 
 import math
 from dataclasses import dataclass
-from types import MappingProxyType
 
 import numpy as np
 
 from .checks import MAX_TEXT, check_alphabet, check_count, check_float_dtype, check_int_range, checked, shown
+from .trees import read_only
 from .weights import as_dtype
 
 LG = 1024  # the score of the wanted key, and the logit of the right answer
 SWITCH = 8  # gelu(8) == 8 and gelu(-8) == 0 exactly: GELU as an on/off switch
-GPT2_SMALL = MappingProxyType({"n_head": 12, "n_embd": 768, "n_hidden": 3072, "n_ctx": 1024})  # read-only: its sizes bound the design
+GPT2_SMALL = read_only({"n_head": 12, "n_embd": 768, "n_hidden": 3072, "n_ctx": 1024})  # read-only: its sizes bound the design
 MAX_CHARS = (GPT2_SMALL["n_embd"] - 1) // 2  # 383: a token and a slot column each, plus one position
 
 

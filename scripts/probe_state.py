@@ -216,6 +216,56 @@ CLI = [
 ]
 
 
+JS = [
+    # (label, node body, check(result) -> class); H is the port, I the induction widget, P the playground
+    ("formatNumber = format_number, digits 0-20, 3,000 random values", "FORMAT",
+     lambda got: "right" if got == "same" else "silent"),
+    ("pyRepr of U+00A0", "return I.pyRepr('a\\u00a0');", lambda got: "right" if got == repr("a\u00a0") else "silent"),
+    ("pyRepr of U+200B", "return I.pyRepr('a\\u200b');", lambda got: "right" if got == repr("a\u200b") else "silent"),
+    ("pyRepr of U+202E", "return I.pyRepr('a\\u202e');", lambda got: "right" if got == repr("a\u202e") else "silent"),
+    ("pyRepr of U+2066 (a bidi isolate)", "return I.pyRepr('\\u2066');", lambda got: "right" if got == repr("\u2066") else "silent"),
+    ("pyRepr of U+3000 (a wide space)", "return I.pyRepr('\\u3000');", lambda got: "right" if got == repr("\u3000") else "silent"),
+    ("induction widget: typed U+202E", "return I.problemOf('ab\\u202e');",
+     lambda got: "clear" if "\u202e" not in got else "obscure"),
+    ("induction widget: too long and a bad character", "return I.problemOf('abcabcabx');",
+     lambda got: "clear" if got.startswith("At most 8") else "obscure"),
+    ("link: two edit= keys", "return [...P.stateFromQuery('?edit=c_proj.b.5:0&edit=c_proj.b.6:1', T).state.edits.keys()];",
+     lambda got: "right" if got == ["c_proj.b.5", "c_proj.b.6"] else "silent"),
+    ("link: ?Lg=2", "return P.stateFromQuery('?Lg=2', T).problems;", lambda got: "clear" if got else "silent"),
+    ("link: lg= twice", "return P.stateFromQuery('?lg=2&lg=3', T).problems;", lambda got: "clear" if got else "silent"),
+    ("link: 10,000 bad edits", "return P.stateFromQuery('?edit=' + Array.from({length: 10000}, (_, i) => `x${i}:1`).join(','), T).problems.join(' ').length;",
+     lambda got: "clear" if got < 1000 else "obscure"),
+    ("formatNumber(1234567, 7)", "return H.formatNumber(1234567, 7);", lambda got: "right" if got == "1234567" else "silent"),
+    ("formatNumber(1, 50) (Python takes digits to 100)", "try { return H.formatNumber(1, 50); } catch (e) { return e.message; }",
+     lambda got: "right" if got == "1" else "obscure"),
+]
+
+T = """{ badLink: (p) => `bad ${p}`, moreLinkProblems: (n) => `${n} more`, lgOverflow: (x) => x, badLg: (x) => x }"""
+
+
+def run_js():
+    """``(label, class, what)`` of every JavaScript probe, run in node (tests/node_port.py)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+    from node_port import port_folder, run_node  # noqa: E402
+
+    rng = np.random.default_rng(0)
+    values = [float(v) for v in np.concatenate([rng.uniform(-1e8, 1e8, 1500), 10 ** rng.uniform(-3, 12, 1500)])]
+    cases = [(v, int(d)) for v, d in zip(values, rng.integers(0, 21, len(values)))]
+    want = [h.format_number(v, d) for v, d in cases]
+    folder, results = port_folder(), []
+    for label, body, judge in JS:
+        try:
+            if body == "FORMAT":
+                got = run_node(folder, "return data.map(([v, d]) => H.formatNumber(v, d));", cases)
+                got = "same" if got == want else f"{sum(g != w for g, w in zip(got, want))} of {len(cases)} differ"
+            else:
+                got = run_node(folder, f"const T = {T};\n{body}")
+            results.append((label, judge(got), f"returned {str(got)[:100]}"))
+        except Exception as error:  # noqa: BLE001
+            results.append((label, "crash", f"{type(error).__name__}: {str(error)[:150]}"))
+    return results
+
+
 class TooSlow(Exception):
     pass
 
@@ -274,6 +324,7 @@ def main(verbose=False):
         results.append((label, *run(call, expect)))
     for label, command, judge in CLI:
         results.append((label, *run_cli(command, judge)))
+    results += run_js()
     counts = Counter(kind for _, kind, _ in results)
     print(f"{len(results)} probes: " + ", ".join(f"{counts[k]} {k}" for k in ("right", "clear", "obscure", "silent", "crash")))
     if verbose:
