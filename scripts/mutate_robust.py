@@ -48,6 +48,19 @@ MUTANTS = [
     ("context_needed: no period limit", "handtf/compiler.py", "    if period > MAX_PERIOD:", "    if period > 10**9:", STATE),
     ("attention: mask not re-checked", "handtf/attend.py", "for with_mask in (False, True):", "for with_mask in (False,):", STATE),
     ("Recorder keeps the caller's array", "handtf/recording.py", "value.copy() if isinstance(value, np.ndarray) else value", "value", STATE),
+    # new mutants written after the tests, without looking at which test would catch them
+    ("formatNumber: -0 written as -0", JS + "handtf.js", 'return text === "-0" ? "0" : text;', "return text;", PARITY),
+    ("formatNumber: a tie rounded away from zero", JS + "handtf.js", "if (Number(digits[kept - 1]) % 2 !== 0) return rounded;", "return rounded;", PARITY),
+    ("printable: the space escaped", JS + "handtf.js", 'return c === " " || !NOT_PRINTABLE.test(c);', "return !NOT_PRINTABLE.test(c);", PARITY),
+    ("softmax_backward: any probs", "handtf/activations.py", "if (probs < 0).any() or (probs > 1).any() or", "if False and", STATE),
+    ("dropout: any training flag", "handtf/training.py", "if not isinstance(training, (bool, np.bool_)):", "if False:", STATE),
+    ("cross_entropy: a -inf target allowed", "handtf/loss.py", "    if hidden.any():", "    if False:", STATE),
+    ("ffn: activation's shape unchecked", "handtf/layers.py", "        if y.shape != x.shape:", "        if False:", STATE),
+    ("verify_induction: a dtype twice", "handtf/induction.py", "    if len(set(names)) != len(names):", "    if False:", STATE),
+    ("beam_search: no bound on length_penalty", "handtf/decoding.py", "    if length_penalty > most:", "    if False:", STATE),
+    ("phases: no bound on the output", "handtf/compiler.py", "    if n * (k + 1) > MAX_TEXT:", "    if False:", STATE),
+    ("tokenize's chars: spaces allowed", "handtf/readers.py", "if not char.isprintable() or char.isspace():", "if not char.isprintable():", STATE),
+    ("forward: batches not compared", "handtf/seq2seq/model.py", '    batch_of("tgt", checked_args["tgt"], "src", checked_args["src"].shape, 1)\n', "", STATE),
 ]
 
 
