@@ -94,7 +94,7 @@ def merge_heads_view():
 
 def dropout_identity():
     x = np.ones(3)
-    out = h.training.dropout(x, 0.5, training=False)
+    out = h.training.trainer.dropout(x, 0.5, training=False)
     out[0] = 7.0
     return x[0] == 1.0
 
@@ -125,13 +125,13 @@ def greedy_step_appends():
 
 def adam_same_moment():
     p, m = np.zeros(2), np.zeros(2)
-    h.training.adam_step([p], [np.ones(2)], [(m, m)], 1, 0.1)
+    h.training.trainer.adam_step([p], [np.ones(2)], [(m, m)], 1, 0.1)
     return p
 
 
 def adam_int_moments():
     p = np.zeros(2)
-    h.training.adam_step([p], [np.ones(2)], [(np.zeros(2, int), np.zeros(2, int))], 1, 0.1)
+    h.training.trainer.adam_step([p], [np.ones(2)], [(np.zeros(2, int), np.zeros(2, int))], 1, 0.1)
     return p
 
 
@@ -159,8 +159,8 @@ PROBES = [
     ("MODEL: replace wte", unchanged_after(key_write, model_accuracy), right(bool)),
     ("MODEL: append a block", unchanged_after(lambda: h.MODEL["blocks"].append({}), lambda: len(h.MODEL["blocks"])), right(bool)),
     ("GPT2_SMALL: n_head = 1", unchanged_after(gpt2_small_write, lambda: h.compile_pattern("aaab").n_head), right(bool)),
-    ("ACTIVATION_BACKWARD: add np.tanh", unchanged_after(lambda: h.activations.ACTIVATION_BACKWARD.__setitem__(np.tanh, h.relu_backward), lambda: len(h.activations.ACTIVATION_BACKWARD)), right(bool)),
-    ("tracing.STEPS: delete 'embedding'", unchanged_after(lambda: h.tracing.STEPS.pop("embedding"), lambda: sorted(h.tracing.STEPS)), right(bool)),
+    ("ACTIVATION_BACKWARD: add np.tanh", unchanged_after(lambda: h.blocks.activations.ACTIVATION_BACKWARD.__setitem__(np.tanh, h.relu_backward), lambda: len(h.blocks.activations.ACTIVATION_BACKWARD)), right(bool)),
+    ("tracing.STEPS: delete 'embedding'", unchanged_after(lambda: h.model.tracing.STEPS.pop("embedding"), lambda: sorted(h.model.tracing.STEPS)), right(bool)),
     ("seq2seq RESIDUALS: add a norm", unchanged_after(lambda: h.seq2seq.RESIDUALS.__setitem__("mid", None), lambda: sorted(h.seq2seq.RESIDUALS)), right(bool)),
     ("MODEL: deepcopy is writeable", lambda: copy.deepcopy(h.MODEL)["wte"].flags.writeable, right(bool)),
     ("split_heads: a view of x", split_heads_view, right(bool)),
@@ -176,7 +176,7 @@ PROBES = [
     ("ffn: activation giving NaN", lambda: h.ffn(X, EYE, EYE, activation=lambda x: x * NAN), clear(r"activation")),
     ("ffn: activation changing the shape", lambda: h.ffn(X, EYE, EYE, activation=lambda x: x[..., :1]), clear(r"activation")),
     ("softmax_backward: negative probs", lambda: h.softmax_backward(np.ones(2), np.array([-0.5, 1.5])), clear(r"probs")),
-    ("dropout: training='no'", lambda: h.training.dropout(np.ones(4), 0.5, np.random.default_rng(0), training="no"), clear(r"training")),
+    ("dropout: training='no'", lambda: h.training.trainer.dropout(np.ones(4), 0.5, np.random.default_rng(0), training="no"), clear(r"training")),
     ("beam_search: length_penalty 1e6", lambda: h.beam_search(lambda t: np.log([0.5, 0.5]), [0], 2, 3, length_penalty=1e6), clear(r"length_penalty")),
     ("gpt2: batches of 2 and 3", lambda: h.attention(np.ones((2, 3, 2)), np.ones((3, 3, 2)), np.ones((3, 3, 2))), clear(r"batch")),
     # messages that mislead

@@ -50,7 +50,7 @@ STATE = module_state()
 
 def test_the_package_holds_its_models_and_tables():
     names = {name for name, _ in STATE}
-    for wanted in ("handtf.MODEL", "handtf.GPT2_SMALL", "handtf.activations.ACTIVATION_BACKWARD", "handtf.tracing.STEPS"):
+    for wanted in ("handtf.MODEL", "handtf.GPT2_SMALL", "handtf.blocks.activations.ACTIVATION_BACKWARD", "handtf.model.tracing.STEPS"):
         assert wanted in names  # each object once, under the first name that holds it
 
 
@@ -117,15 +117,15 @@ def test_one_walk_of_a_weight_tree():
     frozen = read_only(tree)
     assert isinstance(frozen, ReadOnlyDict) and isinstance(frozen["blocks"], ReadOnlyList)
     assert leaves(frozen)[0] is not tree["blocks"][0]["a"]  # a copy: the caller's arrays stay writeable
-    assert handtf.training.leaves is leaves
+    assert handtf.training.trainer.leaves is leaves
 
 
 X = np.arange(8.0).reshape(2, 4)
 VIEWS = [  # calls whose plain numpy answer is a view of (or is) an argument
     ("split_heads", lambda x: handtf.split_heads(x, 2), X),
     ("merge_heads", lambda x: handtf.merge_heads(x), X.reshape(2, 1, 4)),
-    ("dropout at inference", lambda x: handtf.training.dropout(x, 0.5, training=False), X),
-    ("dropout of rate 0", lambda x: handtf.training.dropout(x, 0.0), X),
+    ("dropout at inference", lambda x: handtf.training.trainer.dropout(x, 0.5, training=False), X),
+    ("dropout of rate 0", lambda x: handtf.training.trainer.dropout(x, 0.0), X),
     ("apply_temperature", lambda x: handtf.apply_temperature(x, 1.0), X[0]),
     ("attend_heads", lambda x: handtf.attend_heads(x, x, x, 1, np.zeros((2, 2))), X),
 ]
@@ -170,11 +170,11 @@ def test_adam_updates_each_array_once():
     p = np.zeros(2)
     with pytest.raises(ValueError, match=r"^moments\[0\] and moments\[0\] must be separate arrays"):
         m = np.zeros(2)
-        handtf.training.adam_step([p], [np.ones(2)], [(m, m)], 1, 0.1)
+        handtf.training.trainer.adam_step([p], [np.ones(2)], [(m, m)], 1, 0.1)
     with pytest.raises(ValueError, match=r"^params\[0\] and params\[1\] must be separate arrays"):
-        handtf.training.adam_step([p, p], [np.ones(2)] * 2, handtf.training.adam_moments([p, p]), 1, 0.1)
+        handtf.training.trainer.adam_step([p, p], [np.ones(2)] * 2, handtf.training.trainer.adam_moments([p, p]), 1, 0.1)
     with pytest.raises(TypeError, match=r"^moments\[0\] must be float arrays .*got int64 and int64$"):
-        handtf.training.adam_step([p], [np.ones(2)], [(np.zeros(2, int), np.zeros(2, int))], 1, 0.1)
+        handtf.training.trainer.adam_step([p], [np.ones(2)], [(np.zeros(2, int), np.zeros(2, int))], 1, 0.1)
     assert not p.any()
 
 
