@@ -6,10 +6,11 @@
 >>> evaluate("aab" * 10).accuracy
 1.0
 
-The hand-made model lives in ``weights``, ``model``, ``tokenizer``,
-``inference``, ``evaluation`` (``evaluate``, ``verify``) and ``tracing``
-(``trace``); a compiled pattern in ``compiler``, ``picogpt`` (GPT-2's whole
-forward pass) and ``running``. A module is never named as a function it
+GPT-2's forward pass is ``model`` (``gpt``, ``transformer_block``,
+``causal_self_attention``): every model runs it. The hand-made model's weights
+are ``weights``; ``tokenizer``, ``inference``, ``evaluation`` (``evaluate``,
+``verify``) and ``tracing`` (``trace``) run it, or a compiled pattern
+(``compiler``) through the same interface. A module is never named as a function it
 exports, so ``handtf.trace`` is always the function. The general Transformer building
 blocks, which the hand-made model shares, are one module per idea:
 ``activations``, ``layers``, ``attend`` (the package's one ``attention``),
@@ -59,7 +60,7 @@ from .induction import (  # noqa: E402
     train_induction,
     verify_induction,
 )
-from .inference import complete, context_window, explain, explain_rows, next_token_probs, predict  # noqa: E402
+from .inference import HAND_MADE, HandMade, complete, context_window, explain, explain_rows, next_token_probs, predict  # noqa: E402
 from .activations import gelu, gelu_backward, log_softmax, relu, relu_backward, softmax, softmax_backward  # noqa: E402
 from .attend import (  # noqa: E402
     attend_heads,
@@ -68,8 +69,6 @@ from .attend import (  # noqa: E402
     attention_backward,
     attention_weights,
     merge_heads,
-    mha,
-    mha_backward,
     multi_head_attention,
     multi_head_attention_backward,
     split_heads,
@@ -77,8 +76,17 @@ from .attend import (  # noqa: E402
 from .layers import embedding_backward, ffn, ffn_backward, layer_norm, layer_norm_backward, linear, linear_backward  # noqa: E402
 from .loss import cross_entropy, cross_entropy_backward, smoothed_targets, soft_cross_entropy  # noqa: E402
 from .masks import causal_mask, padding_mask  # noqa: E402
-from .picogpt import gpt2, gpt2_block  # noqa: E402
-from .model import causal_self_attention, gpt, transformer_block  # noqa: E402
+from .model import (  # noqa: E402
+    causal_self_attention,
+    causal_self_attention_backward,
+    gpt,
+    gpt2,
+    gpt2_block,
+    mha,
+    mha_backward,
+    transformer_block,
+    transformer_block_backward,
+)
 from .positions import position_shift_matrix, positional_encoding, rope  # noqa: E402
 from .recording import Recorder  # noqa: E402
 from .seq2seq import Config, decode, encode, forward, init_params  # noqa: E402

@@ -35,7 +35,7 @@ from .checks import (
     check_steps,
     checked,
 )
-from .picogpt import gpt2
+from .model import gpt
 from .tokenizer import CHARS, tokenize
 from .weights import N_CTX, N_EMBED, N_VOCAB
 
@@ -198,14 +198,9 @@ def determined(inputs, targets):
     return np.array([[len(nexts[tuple(row[: j + 1])]) == 1 for j in range(len(row))] for row in inputs])
 
 
-def logits_of(weights, inputs, n_head=1):
-    """The logits of a model in the layout ``train`` makes, with ``n_head`` heads: GPT-2's forward pass."""
-    return gpt2(inputs, **weights, n_head=n_head)  # [..., n_seq, n_vocab]
-
-
 def margins(weights, inputs, targets, n_head=1):
     """``logit(right) - logit(wrong)`` at every window and position (two tokens); > 0 means right."""
-    logits = logits_of(weights, inputs, n_head)  # [p, n_ctx, 2]
+    logits = gpt(inputs, **weights, n_head=n_head)  # [p, n_ctx, 2]
     right = np.take_along_axis(logits, targets[..., None], axis=-1)[..., 0]
     return 2 * right - logits.sum(axis=-1)  # [p, n_ctx]
 

@@ -28,7 +28,7 @@ from handtf import (
     softmax_backward,
 )
 from handtf.gpt_grads import loss_and_grads
-from handtf.picogpt import gpt2, gpt2_block, gpt2_block_backward
+from handtf.model import gpt2, gpt2_block, gpt2_block_backward
 
 TOLERANCE = 1e-6
 
