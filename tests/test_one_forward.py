@@ -1,7 +1,7 @@
 """One forward pass per architecture: each block, norm and attention is defined once, and everything runs it.
 
 The same for the backward pass and the optimiser: each backward function sits right below its forward
-function, and every trainer runs the one Adam, schedule and dropout mask of ``handtf.training``.
+function, and every trainer runs the one Adam, schedule and dropout mask of ``handtf.training.trainer``.
 
 Two checks. ``test_*_runs_the_one_*`` replaces the one function that defines a
 piece of maths wherever handtf holds it (module attributes, dicts such as
@@ -25,10 +25,10 @@ import pytest
 
 import handtf
 from handtf import MODEL, compile_pattern, gpt, trace, train_induction
-from handtf.gpt_grads import loss_and_grads
+from handtf.training.backprop import loss_and_grads
 from handtf.seq2seq import Config, forward, init_params
-from handtf.seq2seq_training import seq2seq_loss_and_grads, train_seq2seq
-from handtf.training import leaves, margins, pattern_windows, train
+from handtf.seq2seq.training import seq2seq_loss_and_grads, train_seq2seq
+from handtf.training.trainer import leaves, margins, pattern_windows, train
 
 ROOT = Path(__file__).resolve().parent.parent
 MODULES = [importlib.import_module(m.name) for m in pkgutil.walk_packages(handtf.__path__, "handtf.")]
@@ -36,9 +36,9 @@ MODULES = [importlib.import_module(m.name) for m in pkgutil.walk_packages(handtf
 
 def test_there_is_one_gpt_one_block_one_attention_and_one_trace():
     """picoGPT's names, kept for the API, are the one forward's functions, not second definitions."""
-    assert handtf.gpt2 is handtf.gpt is handtf.model.gpt
+    assert handtf.gpt2 is handtf.gpt is handtf.model.transformer.gpt
     assert handtf.gpt2_block is handtf.transformer_block and handtf.mha is handtf.causal_self_attention
-    assert handtf.model.gpt2_block_backward is handtf.transformer_block_backward
+    assert handtf.model.transformer.gpt2_block_backward is handtf.transformer_block_backward
     assert handtf.mha_backward is handtf.causal_self_attention_backward
     assert handtf.PatternTrace is handtf.Trace
     assert not any(hasattr(handtf, name) for name in ("picogpt", "running", "PATTERN_STEPS"))
@@ -148,13 +148,13 @@ def adam_from_other_moments(real):
 
 # each piece of maths: the one function that defines it, and the entry points that must run it
 REGISTRY = {
-    "the GPT-2 block": ("model", "transformer_block", GPT_POINTS),
-    "attention": ("attend", "attention", list(ENTRY_POINTS)),
-    "causal self-attention, with any number of heads": ("model", "causal_self_attention", GPT_POINTS),
-    "the encoder-decoder's attention": ("attend", "multi_head_attention", SEQ2SEQ_POINTS),
-    "layer norm": ("layers", "layer_norm", ["gpt with GPT-2's whole block", "loss_and_grads", "train's margins",
+    "the GPT-2 block": ("model.transformer", "transformer_block", GPT_POINTS),
+    "attention": ("blocks.attend", "attention", list(ENTRY_POINTS)),
+    "causal self-attention, with any number of heads": ("model.transformer", "causal_self_attention", GPT_POINTS),
+    "the encoder-decoder's attention": ("blocks.attend", "multi_head_attention", SEQ2SEQ_POINTS),
+    "layer norm": ("blocks.layers", "layer_norm", ["gpt with GPT-2's whole block", "loss_and_grads", "train's margins",
                                             *SEQ2SEQ_POINTS]),
-    "the feed-forward network": ("layers", "ffn", ["gpt with GPT-2's whole block", "trace of a compiled pattern",
+    "the feed-forward network": ("blocks.layers", "ffn", ["gpt with GPT-2's whole block", "trace of a compiled pattern",
                                                    "loss_and_grads",
                                                    *SEQ2SEQ_POINTS]),
     "the paper's residual norm": ("seq2seq", "post_norm", [p for p in SEQ2SEQ_POINTS if "post" in p]),
@@ -163,17 +163,17 @@ REGISTRY = {
     "the decoder block": ("seq2seq", "decoder_block", SEQ2SEQ_POINTS),
     "the encoder-decoder's embedding": ("seq2seq", "embed", SEQ2SEQ_POINTS),
     # the backward pass: each backward function, written once beside its forward one, is the one the trainers run
-    "the GPT-2 block's backward": ("model", "transformer_block_backward", ["loss_and_grads' gradients"],
+    "the GPT-2 block's backward": ("model.transformer", "transformer_block_backward", ["loss_and_grads' gradients"],
                                    backward_with_a_larger_dout),
-    "causal self-attention's backward": ("model", "causal_self_attention_backward", ["loss_and_grads' gradients"],
+    "causal self-attention's backward": ("model.transformer", "causal_self_attention_backward", ["loss_and_grads' gradients"],
                                          backward_with_a_larger_dout),
-    "the encoder-decoder's attention's backward": ("attend", "multi_head_attention_backward", SEQ2SEQ_GRADS,
+    "the encoder-decoder's attention's backward": ("blocks.attend", "multi_head_attention_backward", SEQ2SEQ_GRADS,
                                                    backward_with_a_larger_dout),
-    "layer norm's backward": ("layers", "layer_norm_backward", ["loss_and_grads' gradients", *SEQ2SEQ_GRADS],
+    "layer norm's backward": ("blocks.layers", "layer_norm_backward", ["loss_and_grads' gradients", *SEQ2SEQ_GRADS],
                               backward_with_a_larger_dout),
-    "the feed-forward network's backward": ("layers", "ffn_backward", ["loss_and_grads' gradients", *SEQ2SEQ_GRADS],
+    "the feed-forward network's backward": ("blocks.layers", "ffn_backward", ["loss_and_grads' gradients", *SEQ2SEQ_GRADS],
                                             backward_with_a_larger_dout),
-    "the embedding lookup's backward": ("layers", "embedding_backward", ["loss_and_grads' gradients", *SEQ2SEQ_GRADS],
+    "the embedding lookup's backward": ("blocks.layers", "embedding_backward", ["loss_and_grads' gradients", *SEQ2SEQ_GRADS],
                                         backward_with_a_larger_dout),
     "the encoder-decoder's embedding's backward": ("seq2seq", "embed_backward", SEQ2SEQ_GRADS,
                                                    backward_with_a_larger_dout),
@@ -183,11 +183,11 @@ REGISTRY = {
                                          backward_with_a_larger_dout),
     "the encoder block's backward": ("seq2seq", "encoder_block_backward", SEQ2SEQ_GRADS, backward_with_a_larger_dout),
     "the decoder block's backward": ("seq2seq", "decoder_block_backward", SEQ2SEQ_GRADS, backward_with_a_larger_dout),
-    # the optimiser: every trainer runs handtf.training's
-    "Adam's step": ("training", "adam_step", TRAINERS, adam_with_a_larger_rate),
-    "Adam's moments": ("training", "adam_moments", TRAINERS, adam_from_other_moments),
-    "the learning-rate schedule": ("training", "learning_rate", ["train", "train_seq2seq"]),
-    "dropout's mask": ("training", "dropout_mask", ["seq2seq_loss_and_grads with dropout", "train_seq2seq"]),
+    # the optimiser: every trainer runs handtf.training.trainer's
+    "Adam's step": ("training.trainer", "adam_step", TRAINERS, adam_with_a_larger_rate),
+    "Adam's moments": ("training.trainer", "adam_moments", TRAINERS, adam_from_other_moments),
+    "the learning-rate schedule": ("training.trainer", "learning_rate", ["train", "train_seq2seq"]),
+    "dropout's mask": ("training.trainer", "dropout_mask", ["seq2seq_loss_and_grads with dropout", "train_seq2seq"]),
 }
 
 
@@ -209,13 +209,13 @@ def test_the_entry_point_test_would_catch_a_copy(monkeypatch):
     """Not vacuous: a trainer whose forward runs its own copy of the GPT-2 block keeps its loss when the one block changes."""
     import types
 
-    import handtf.gpt_grads
+    import handtf.training.backprop
 
-    real = handtf.model.transformer_block
-    one_gpt = handtf.model.gpt.__wrapped__
+    real = handtf.model.transformer.transformer_block
+    one_gpt = handtf.model.transformer.gpt.__wrapped__
     # the same maths under a second name the patch does not reach, run by a gpt that calls it
     copied_gpt = types.FunctionType(one_gpt.__code__, {**one_gpt.__globals__, "transformer_block": real.__wrapped__})
-    monkeypatch.setattr(handtf.gpt_grads, "gpt", copied_gpt)
+    monkeypatch.setattr(handtf.training.backprop, "gpt", copied_gpt)
     before = ENTRY_POINTS["loss_and_grads"]()
     replace_everywhere(monkeypatch, real, lambda *a, **k: real(*a, **k) * 1.5)
     np.testing.assert_array_equal(ENTRY_POINTS["loss_and_grads"](), before)
@@ -238,7 +238,7 @@ NORMS = {"layer_norm", "norm"}  # norm: layer norm where the weights have one
 FORMULAS = {
     "a block's residual sum around attention, x + attn(...)": (
         lambda n: isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and calls_in(n.right, ATTENTIONS),
-        {"model.transformer_block"},
+        {"model.transformer.transformer_block"},
     ),
     "a norm around a residual sum, LayerNorm(x + ...)": (
         lambda n: is_call_to(n, {"layer_norm"}) and any(isinstance(a, ast.BinOp) and isinstance(a.op, ast.Add)
@@ -247,39 +247,39 @@ FORMULAS = {
     ),
     "a residual sum around a norm, x + f(LayerNorm(x))": (
         lambda n: isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and calls_in(n.right, NORMS),
-        {"seq2seq.blocks.pre_norm", "model.transformer_block"},  # GPT-2's block is pre-norm, written inline as picoGPT writes it
+        {"seq2seq.blocks.pre_norm", "model.transformer.transformer_block"},  # GPT-2's block is pre-norm, written inline as picoGPT writes it
     ),
     "layer norm's variance": (
         lambda n: is_call_to(n, {"var"}),
-        {"layers.layer_norm", "layers.layer_norm_backward"},
+        {"blocks.layers.layer_norm", "blocks.layers.layer_norm_backward"},
     ),
     "attention's scores, q @ k^T": (
         lambda n: isinstance(n, ast.BinOp) and isinstance(n.op, ast.MatMult) and ast.unparse(n.right).startswith("k."),
-        {"attend.attention_weights"},
+        {"blocks.attend.attention_weights"},
     ),
     "GPT-2's embedding, wte[inputs] + wpe[...]": (
         lambda n: isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add)
         and any(name in ast.unparse(n.left) for name in ("wte", "token_embedding"))
         and any(name in ast.unparse(n.right) for name in ("wpe", "position_embedding")),
-        {"model.gpt"},
+        {"model.transformer.gpt"},
     ),
     # the optimiser, which every trainer shares
     "Adam's running means, beta * m + (1 - beta) * g": (
         lambda n: isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) and getattr(n.left, "value", None) == 1
         and "beta" in ast.unparse(n.right),
-        {"training.adam_step"},
+        {"training.trainer.adam_step"},
     ),
     "Adam's starting moments, a pair of zero arrays a weight": (
         lambda n: isinstance(n, ast.Tuple) and len(n.elts) == 2 and all(is_call_to(e, {"zeros_like"}) for e in n.elts),
-        {"training.adam_moments"},
+        {"training.trainer.adam_moments"},
     ),
     "the warm-up schedule, step**-0.5 and warmup**-1.5": (
         lambda n: isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow) and ast.unparse(n.right) in ("-0.5", "-1.5"),
-        {"training.learning_rate"},
+        {"training.trainer.learning_rate"},
     ),
     "dropout's mask, rng.random(shape) >= rate": (
         lambda n: isinstance(n, ast.Compare) and calls_in(n.left, {"random"}),
-        {"training.dropout_mask"},
+        {"training.trainer.dropout_mask"},
     ),
 }
 
@@ -357,9 +357,9 @@ def train_my_way(weights, grads, steps, warmup, rng):
 # ---- each backward function sits right below its forward function
 
 # backward functions whose forward pass is not a function of the package
-NO_FORWARD_FUNCTION = {"layers.embedding_backward": "its forward is numpy's lookup wte[tokens], a line of gpt"}
+NO_FORWARD_FUNCTION = {"blocks.layers.embedding_backward": "its forward is numpy's lookup wte[tokens], a line of gpt"}
 # backward functions named otherwise than their forward function
-FORWARD_OF = {"loss.cross_entropy_backward": "soft_cross_entropy"}  # cross_entropy is its case of one-hot targets
+FORWARD_OF = {"blocks.loss.cross_entropy_backward": "soft_cross_entropy"}  # cross_entropy is its case of one-hot targets
 
 
 def backward_functions(sources):
@@ -386,8 +386,8 @@ def test_every_backward_function_sits_right_below_its_forward_function():
     assert misplaced(package_sources()) == [], "put each backward function right below its forward function"
     assert set(NO_FORWARD_FUNCTION) | set(FORWARD_OF) <= set(found), "an exception no longer needed"
     # the scan sees every backward function, the encoder-decoder's too
-    assert {"activations.softmax_backward", "attend.attention_backward", "layers.layer_norm_backward",
-            "model.transformer_block_backward", "seq2seq.blocks.embed_backward", "seq2seq.blocks.post_norm_backward",
+    assert {"blocks.activations.softmax_backward", "blocks.attend.attention_backward", "blocks.layers.layer_norm_backward",
+            "model.transformer.transformer_block_backward", "seq2seq.blocks.embed_backward", "seq2seq.blocks.post_norm_backward",
             "seq2seq.blocks.pre_norm_backward", "seq2seq.blocks.encoder_block_backward",
             "seq2seq.blocks.decoder_block_backward"} <= set(found)
 
@@ -402,10 +402,10 @@ def post_norm_backward(dout, x, sublayer, ln, keep=1.0): ...
 def pre_norm_backward(dout, x, sublayer, ln, keep=1.0): ...
 def check_embed_backward(dout, tokens, wte): ...
 '''
-    assert misplaced({"seq2seq_training": old}) == [
-        "seq2seq_training.embed_backward (after task_pairs)",
-        "seq2seq_training.post_norm_backward (after embed_backward)",
-        "seq2seq_training.pre_norm_backward (after post_norm_backward)",
+    assert misplaced({"seq2seq.training": old}) == [
+        "seq2seq.training.embed_backward (after task_pairs)",
+        "seq2seq.training.post_norm_backward (after embed_backward)",
+        "seq2seq.training.pre_norm_backward (after post_norm_backward)",
     ]
     assert misplaced({"blocks": "def pre_norm(x): ...\ndef pre_norm_backward(dout, x): ...\n"}) == []
 
@@ -414,7 +414,7 @@ def test_every_field_of_a_trace_is_a_variable_of_its_function():
     """The trace's names are the code's: each field reads a variable the forward function really has."""
     import inspect
 
-    from handtf.tracing import STEPS, Trace
+    from handtf.model.tracing import STEPS, Trace
 
     for field, (function, variable, _) in STEPS.items():
         assert field in Trace.__dataclass_fields__
@@ -423,8 +423,8 @@ def test_every_field_of_a_trace_is_a_variable_of_its_function():
 
 # ---- the main line shows the forward pass every model runs
 
-FORWARD_MODULES = ("model", "attend", "masks", "activations", "layers")  # the forward pass's functions
-SHOWN = re.compile(r'--8<-- "handtf/(\w+)\.py:(\w+)"')
+FORWARD_MODULES = ("model/transformer", "blocks/attend", "blocks/masks", "blocks/activations", "blocks/layers")
+SHOWN = re.compile(r'--8<-- "handtf/([\w/]+)\.py:(\w+)"')  # the forward pass's modules, above
 
 
 def mainline_pages():
@@ -498,13 +498,13 @@ def not_run(sections, runs):
 def test_every_line_the_main_line_shows_runs_in_training_a_compiled_pattern_and_the_induction_head(runs):
     shown = shown_on_the_main_line()
     # the forward pass the main line teaches, section by section
-    assert {("model", "gpt"), ("model", "causal_self_attention"), ("model", "residual")} <= shown
+    assert {("model/transformer", s) for s in ("gpt", "causal_self_attention", "residual")} <= shown
     assert not_run(shown, runs) == []
 
 
 def test_the_line_check_would_catch_a_line_only_one_model_runs(runs):
     """Not vacuous: the block's feed-forward line runs in a compiled pattern only, so showing it would fail."""
-    assert [problem.split(": ", 1)[1] for problem in not_run({("model", "ffn_residual")}, runs)] == [
+    assert [problem.split(": ", 1)[1] for problem in not_run({("model/transformer", "ffn_residual")}, runs)] == [
         "not run by train, the induction head"]
 
 

@@ -1,7 +1,7 @@
 """Every intermediate of one forward pass, by name.
 
 ``trace`` runs :func:`handtf.gpt` itself inside a
-:class:`handtf.recording.Recorder`, which keeps the value of every variable
+:class:`handtf.model.recording.Recorder`, which keeps the value of every variable
 of the forward functions as they compute it: every matrix a page prints or a
 figure draws is the one the forward pass computed, not a copy of its steps.
 ``STEPS`` says which variable of which function each field of a trace is. The
@@ -14,12 +14,12 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from .activations import softmax
-from .attend import attention_weights
-from .checks import checked
+from ..blocks.activations import softmax
+from ..blocks.attend import attention_weights
+from ..checks import checked
 from .inference import HAND_MADE, HandMade, check_context_window, context_window
-from .layers import ffn
-from .model import causal_self_attention, check_model, gpt, transformer_block
+from ..blocks.layers import ffn
+from .transformer import causal_self_attention, check_model, gpt, transformer_block
 from .recording import Recorder
 from .tokenizer import untok
 

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .checks import check_ids, check_int_range, checked, read_array
-from .compiler import check_pattern, context_needed
+from ..checks import check_ids, check_int_range, checked, read_array
+from ..patterns.compiler import check_pattern, context_needed
 from .inference import HAND_MADE, PATTERN, read_model
-from .model import gpt
+from .transformer import gpt
 from .tokenizer import tokenize
 
 MAX_LEN = 1_000_000  # verify's upper bound: linear in max_len, a few seconds and ~200 MB at the bound
@@ -120,8 +120,8 @@ def valid_contexts(max_len, pattern=PATTERN):
 
     A substring starts in one of three phases (``aab``, ``aba``, ``baa``). For
     another pattern the lengths start at the ``k`` it needs
-    (:func:`handtf.compiler.context_needed`), and there is one phase per
-    character of its shortest period.
+    (:func:`handtf.patterns.compiler.context_needed`), and there is one
+    phase per character of its shortest period.
 
     >>> valid_contexts(3)[:3]
     [('aa', 'b'), ('ab', 'a'), ('ba', 'a')]

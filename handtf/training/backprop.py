@@ -1,11 +1,11 @@
 """The gradient of the loss of a GPT-2-layout model, by the chain rule through every block.
 
 :func:`loss_and_grads` runs :func:`handtf.gpt` itself, keeping its ``x`` as
-it computes it (a :class:`handtf.recording.Recorder`: the embedding, then
+it computes it (a :class:`handtf.model.recording.Recorder`: the embedding, then
 each block's output), then, in reverse order, the backward functions that
 sit next to their forward functions (``transformer_block_backward`` in
-:mod:`handtf.model`, ``layer_norm_backward`` and ``embedding_backward`` in
-:mod:`handtf.layers`, ...). Besides the hand-made model's layout (a block
+:mod:`handtf.model.transformer`, ``layer_norm_backward`` and ``embedding_backward`` in
+:mod:`handtf.blocks.layers`, ...). Besides the hand-made model's layout (a block
 with ``attn`` only) it takes GPT-2's full block (``ln_1``, ``attn``,
 ``ln_2``, ``mlp``, a final ``ln_f``) and several heads, so the same code
 trains variants of the model.
@@ -13,11 +13,11 @@ trains variants of the model.
 
 import numpy as np
 
-from .checks import check_finite_result, check_gpt2_weights, check_ids, check_keys, check_n_head, check_real, checked
-from .loss import cross_entropy_backward, smoothed_targets, soft_cross_entropy
-from .layers import embedding_backward, layer_norm_backward
-from .model import gpt, transformer_block_backward
-from .recording import Recorder
+from ..checks import check_finite_result, check_gpt2_weights, check_ids, check_keys, check_n_head, check_real, checked
+from ..blocks.loss import cross_entropy_backward, smoothed_targets, soft_cross_entropy
+from ..blocks.layers import embedding_backward, layer_norm_backward
+from ..model.transformer import gpt, transformer_block_backward
+from ..model.recording import Recorder
 
 
 @checked(result=lambda value, args: check_finite_result(value, args, "loss or gradient"))

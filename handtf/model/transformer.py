@@ -15,17 +15,17 @@ Every function takes one sequence (``[n_seq]`` token ids) or a batch
 picoGPT's do; the same lines run a batch (the arrays gain a leading axis).
 The arithmetic stays in the dtype of the weights (float16, float32 or float64).
 The functions compute and return, nothing else: :func:`handtf.trace` keeps
-their variables from outside (:class:`handtf.recording.Recorder`). Each
+their variables from outside (:class:`handtf.model.recording.Recorder`). Each
 backward function sits right below its forward function; the backward of
 ``gpt``'s first lines, the lookup ``wte[inputs]``, is ``embedding_backward``
-(:mod:`handtf.layers`), and :func:`handtf.gpt_grads.loss_and_grads` puts them
+(:mod:`handtf.blocks.layers`), and :func:`handtf.training.backprop.loss_and_grads` puts them
 together.
 """
 
 import numpy as np
 
-from .attend import attend_heads, attend_heads_backward, check_self_attention
-from .checks import (
+from ..blocks.attend import attend_heads, attend_heads_backward, check_self_attention
+from ..checks import (
     check_array,
     check_gpt2_weights,
     check_ids,
@@ -36,8 +36,8 @@ from .checks import (
     finite_logits,
     gpt2_block_shapes,
 )
-from .layers import ffn, ffn_backward, layer_norm, layer_norm_backward, linear, linear_backward
-from .masks import causal_mask
+from ..blocks.layers import ffn, ffn_backward, layer_norm, layer_norm_backward, linear, linear_backward
+from ..blocks.masks import causal_mask
 
 
 @checked
@@ -183,7 +183,7 @@ def check_weights(wte, wpe, blocks, ln_f=None, parts=None):
     ...
     ValueError: wte and wpe must have shapes [n_vocab, n_embd] and [n_ctx, n_embd] with the same n_embd, got (2, 8) and (5, 7)
     """
-    from .training import leaves  # the one weight-tree walk (training imports this module)
+    from ..training.trainer import leaves  # the one weight-tree walk (training imports this module)
 
     weights = check_gpt2_weights("", wte, wpe, blocks, ln_f, **({"parts": parts} if parts else {}))
     arrays = leaves(weights)

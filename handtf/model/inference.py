@@ -19,10 +19,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .activations import softmax
-from .checks import check_int_range, checked
-from .compiler import CompiledPattern, last_characters
-from .model import gpt
+from ..blocks.activations import softmax
+from ..checks import check_int_range, checked
+from ..patterns.compiler import CompiledPattern, last_characters
+from .transformer import gpt
 from .tokenizer import CHARS, allowed, tokenize, untok
 from .weights import MODEL, N_CTX, check_finite_model
 
