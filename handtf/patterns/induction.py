@@ -44,7 +44,7 @@ from ..blocks.attend import attention_weights
 from ..checks import type_name, check_alphabet, check_float_dtype, check_int_range, check_real, check_seed, check_steps, checked
 from .compiler import GPT2_SMALL, LG
 from ..training.backprop import loss_and_grads
-from ..model.picogpt import gpt2
+from ..model.transformer import gpt
 from ..training.trainer import adam_moments, adam_step, leaves
 from ..model.weights import as_dtype
 
@@ -180,7 +180,7 @@ def induction_attention(model, text):
 
     ids = np.array([model.chars.index(c) for c in text])  # [n_seq]
     with Recorder(attention_weights) as record:  # the one forward pass, its attention kept as it runs
-        logits = gpt2(ids, **model.weights, n_head=model.n_head)  # [n_seq, n_vocab]
+        logits = gpt(ids, **model.weights, n_head=model.n_head)  # [n_seq, n_vocab]
     first, second = record.arrays["attention_weights"]["weights"][-2:]  # each [n_head, n_seq, n_seq]
     return first.reshape(-1, len(ids), len(ids))[0], second.reshape(-1, len(ids), len(ids))[0], logits
 
@@ -254,7 +254,7 @@ def verify_induction(model=None, dtypes=(np.float32, np.float64)):
             if not claimed.any():
                 continue
             for name in names:
-                logits = gpt2(ids, **cast[name], n_head=model.n_head)[claimed]  # [n_claimed, n_vocab]
+                logits = gpt(ids, **cast[name], n_head=model.n_head)[claimed]  # [n_claimed, n_vocab]
                 want = expected[claimed]  # [n_claimed]
                 rows = np.arange(len(want))
                 others = logits.copy()

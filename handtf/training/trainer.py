@@ -36,7 +36,7 @@ from ..checks import (
     checked,
     shown,
 )
-from ..model.picogpt import gpt2
+from ..model.transformer import gpt
 from ..model.tokenizer import CHARS, tokenize
 from ..trees import leaves  # noqa: F401 (handtf.training.trainer.leaves: the one walk of a weight tree)
 from ..model.weights import N_CTX, N_EMBED, N_VOCAB
@@ -187,14 +187,9 @@ def determined(inputs, targets):
     return np.array([[len(nexts[tuple(row[: j + 1])]) == 1 for j in range(len(row))] for row in inputs])
 
 
-def logits_of(weights, inputs, n_head=1):
-    """The logits of a model in the layout ``train`` makes, with ``n_head`` heads: GPT-2's forward pass."""
-    return gpt2(inputs, **weights, n_head=n_head)  # [..., n_seq, n_vocab]
-
-
 def margins(weights, inputs, targets, n_head=1):
     """``logit(right) - logit(wrong)`` at every window and position (two tokens); > 0 means right."""
-    logits = logits_of(weights, inputs, n_head)  # [p, n_ctx, 2]
+    logits = gpt(inputs, **weights, n_head=n_head)  # [p, n_ctx, 2]
     right = np.take_along_axis(logits, targets[..., None], axis=-1)[..., 0]
     return 2 * right - logits.sum(axis=-1)  # [p, n_ctx]
 
