@@ -7,7 +7,7 @@ import os
 import signal
 import sys
 
-from . import cli_induction, cli_train
+from . import cli_adder, cli_induction, cli_train
 from .compiler import compile_pattern, describe
 from .evaluation import MAX_LEN, PATTERN, evaluate, verify
 from .inference import MAX_NEW_TOKENS, complete, context_window, explain_rows, format_explanation
@@ -101,6 +101,7 @@ def build_parser():
 
     cli_train.add_parser(commands)
     cli_induction.add_parser(commands, _whole_number)
+    cli_adder.add_parser(commands, _whole_number)
     return parser
 
 
@@ -143,6 +144,8 @@ def run(args):
         return cli_train.run(args)
     elif args.command == "induction":
         return cli_induction.run(args)
+    elif args.command in ("adder", "add"):
+        return cli_adder.run(args)
     return 0
 
 
