@@ -50,7 +50,7 @@ from .decoding import (  # noqa: E402
 )
 from .display import format_matrix, format_number, show  # noqa: E402
 from .evaluation import Evaluation, Verification, evaluate, next_token_logits, valid_contexts, verify  # noqa: E402
-from .adder import Adder, AdderCheck, adder, adder_steps, adderboard_pairs, verify_adder, verify_pairs  # noqa: E402
+from .addition import Adder, AdderCheck, adder, adder_steps, adderboard_pairs, verify_adder, verify_pairs  # noqa: E402
 from .induction import (  # noqa: E402
     InductionCheck,
     InductionHead,
