@@ -188,7 +188,8 @@ def column_heads(n_digits):
     d_head = N_EMBD // N_HEAD  # 8 columns of q, k and v per head
     step = 2 * math.pi / (n_digits + 1)  # one position on the circle
     big = sharpness(n_digits) * math.sqrt(d_head)  # undoes the 1/sqrt(d_head)
-    q, k, v = np.zeros((N_EMBD, N_EMBD)), np.zeros((N_EMBD, N_EMBD)), np.zeros((N_EMBD, N_EMBD))
+    # [n_embd, n_embd] each: queries, keys, values
+    q, k, v = (np.zeros((N_EMBD, N_EMBD)) for _ in range(3))
     proj = np.zeros((N_EMBD, N_EMBD))  # [n_embd, n_embd]: heads -> residual
     for head, turn, out, count in ((0, step, COLUMN, 2), (1, 0.0, BEFORE, 3)):
         h = head * d_head  # this head's first column of q, k and v
@@ -199,7 +200,8 @@ def column_heads(n_digits):
         k[COS, h], k[SIN, h + 1] = 1, 1  # the key: the position's angle
         v[:10, h] = np.arange(10)  # the value: the digit (0 for + and =)
         proj[h, out] = count  # mean of `count` digits -> their sum
-    return {"c_attn": {"w": np.concatenate([q, k, v], axis=1), "b": np.zeros(3 * N_EMBD)},
+    return {"c_attn": {"w": np.concatenate([q, k, v], axis=1),
+                       "b": np.zeros(3 * N_EMBD)},
             "c_proj": {"w": proj, "b": np.zeros(N_EMBD)}}
 # --8<-- [end:column_heads]
 
@@ -216,19 +218,22 @@ def digit_writer():
     proj_w, proj_b = np.zeros((2 * STEPS, N_EMBD)), np.zeros(N_EMBD)
     proj_b[0] = LG  # t >= 0 always: digit 0 to start
     for j in range(1, STEPS + 1):
-        up, flat = 2 * j - 2, 2 * j - 1  # [t >= j] = relu(T - 10j + 3) - relu(T - 10j + 2)
+        # [t >= j] = relu(T - 10j + 3) - relu(T - 10j + 2): two units
+        up, flat = 2 * j - 2, 2 * j - 1
         fc_w[:, up], fc_b[up] = RAMP * reads_T, RAMP * (3 - 10 * j)
         fc_w[:, flat], fc_b[flat] = RAMP * reads_T, RAMP * (2 - 10 * j)
         move = np.zeros(N_EMBD)  # step j moves LG from digit j - 1 to digit j
         move[j % 10], move[(j - 1) % 10] = LG / RAMP, -LG / RAMP
         proj_w[up], proj_w[flat] = move, -move
-    return {"c_fc": {"w": fc_w, "b": fc_b}, "c_proj": {"w": proj_w, "b": proj_b}}
+    return {"c_fc": {"w": fc_w, "b": fc_b},
+            "c_proj": {"w": proj_w, "b": proj_b}}
 # --8<-- [end:digit_writer]
 
 
 # --8<-- [start:forward]
 def forward(model, ids):
-    """The logits ``[..., n_seq, n_vocab]`` of ``ids [..., n_seq]``: GPT-2's forward pass, the one place it is called."""
+    """The logits ``[..., n_seq, n_vocab]`` of ``ids [..., n_seq]``:
+    GPT-2's forward pass, the one place it is called."""
     return gpt2(ids, **model.weights, n_head=model.n_head)
 # --8<-- [end:forward]
 
@@ -427,7 +432,8 @@ def train_adder(n_digits=10, steps=1000, seed=0, batch=64, lr=0.003, std=0.2,
     weights = as_dtype(shapes, np.float64)
     for array in leaves(weights):  # every weight random, every bias 0
         array[...] = rng.normal(0, std, array.shape) if array.ndim == 2 else 0
-    model = Adder(chars=CHARS, n_digits=n_digits, n_head=N_HEAD, weights=weights, embed_labels=LABELS)
+    model = Adder(chars=CHARS, n_digits=n_digits, n_head=N_HEAD,
+                  weights=weights, embed_labels=LABELS)
     params = leaves(weights)
     moments = adam_moments(params)
     losses = []
@@ -435,7 +441,8 @@ def train_adder(n_digits=10, steps=1000, seed=0, batch=64, lr=0.003, std=0.2,
         a, b = rng.integers(0, 10**n_digits, (2, batch))  # [batch] each
         prompts, answers = encode(model, a, b)
         text = np.concatenate([prompts, answers], axis=1)  # [batch, n_ctx + 1]
-        loss, grads = loss_and_grads(weights, text[:, :-1], text[:, 1:], n_head=N_HEAD)
+        loss, grads = loss_and_grads(weights, text[:, :-1], text[:, 1:],
+                                     n_head=N_HEAD)
         losses.append(loss)
         adam_step(params, leaves(grads), moments, step, lr)
         if on_step:
