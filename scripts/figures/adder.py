@@ -68,3 +68,47 @@ def adder_staircase(words):
     ax.legend(fontsize=9, loc="upper left", frameon=False)
     tidy(ax)
     return fig
+
+
+TRAINED = "scripts/figures/data/adder-trained.npz"  # written by scripts/train_adder.py --save (see the page)
+TRAINED_DIGITS, TRAINED_A, TRAINED_B = 2, 58, 67
+
+
+def trained_model(path=TRAINED):
+    """The weights scripts/train_adder.py saved, in the hand-set adder's layout."""
+    from pathlib import Path
+
+    from handtf.addition import Adder
+    from handtf.training import leaves
+
+    model = handtf.adder(TRAINED_DIGITS)
+    with np.load(Path(__file__).parents[2] / path) as saved:
+        for i, array in enumerate(leaves(model.weights)):
+            array[...] = saved[str(i)]
+    return Adder(**vars(model))
+
+
+@figure("adder-learned", words={
+    "en": {"hand": "hand-set", "learned": "trained", "head": "head", "row": "writes"},
+    "zh": {"hand": "手工设定", "learned": "训练得到", "head": "头", "row": "写出"},
+})
+def adder_learned(words):
+    fig = plt.figure(figsize=(4.4, 8.4))
+    axes = fig.subplots(4, 1)
+    fig.subplots_adjust(left=0.2, right=0.97, bottom=0.01, top=0.93, hspace=0.95)
+    blank = lambda value: "" if abs(value) < 0.005 else f"{value:.2f}".rstrip("0").rstrip(".")  # noqa: E731
+    panels = [(handtf.adder(TRAINED_DIGITS), words["hand"]), (trained_model(), words["learned"])]
+    k = 0
+    for model, name in panels:
+        steps = handtf.adder_steps(model, TRAINED_A, TRAINED_B)
+        text = model.prompt(TRAINED_A, TRAINED_B) + "".join(str(s.digit) for s in steps[:-1])
+        cols = [f"{i}:{c}" for i, c in enumerate(text)]
+        rows = [f"{words['row']} s{i}" for i in range(len(steps))]
+        for head in range(model.n_head):
+            pattern = np.zeros((len(steps), len(cols)))
+            for i, step in enumerate(steps):
+                pattern[i, : step.position + 1] = step.attention[head]
+            heatmap(axes[k], pattern, rows, cols, title=f"{name}: {words['head']} {head}", norm=Normalize(-1, 1),
+                    text=blank, fontsize=9)
+            k += 1
+    return fig
