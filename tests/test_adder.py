@@ -138,3 +138,17 @@ def test_bad_command_line_input_is_one_line_and_exit_2(args, message):
     result = run(*args)
     assert (result.returncode, result.stdout) == (2, "")
     assert len(result.stderr.strip().splitlines()) == 1 and message in result.stderr, result.stderr
+
+
+def test_the_trained_weights_the_page_describes():
+    """docs/adder.md, "Trained beside hand-set": the weights scripts/train_adder.py saved (lr 0.003, 8,000 steps)."""
+    sys.path.insert(0, str(Path(__file__).parents[1]))
+    from scripts.figures.adder import trained_model
+
+    model = trained_model()
+    result = h.verify_adder(model)
+    assert result.correct == {"float32": 9_955, "float64": 9_955} and result.pairs == 10_000
+    wrong = [(a, b) for a in range(100) for b in range(100) if model.add(a, b) != a + b]
+    assert len(wrong) == 45 and sum(a % 10 + b % 10 >= 10 for a, b in wrong) == 25
+    first = h.adder_steps(model, 58, 67)[0].attention
+    assert (round(float(first[0, 3]), 2), round(float(first[1, 0]), 2)) == (0.79, 0.71)
