@@ -48,13 +48,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .attend import attention_weights
+from .blocks.attend import attention_weights
 from .checks import check_float_dtype, check_int_range, check_real, check_seed, checked
-from .compiler import GPT2_SMALL, LG
-from .picogpt import gpt2, gpt2_block
-from .gpt_grads import loss_and_grads
-from .training import adam_moments, adam_step, leaves
-from .weights import as_dtype
+from .model.picogpt import gpt2, gpt2_block
+from .model.weights import as_dtype
+from .patterns.compiler import GPT2_SMALL, LG
+from .training.backprop import loss_and_grads
+from .training.trainer import adam_moments, adam_step, leaves
 
 CHARS = tuple("0123456789+=")  # token id = index: digit k is token k
 PLUS, EQUALS = 10, 11  # the two separators' token ids
@@ -281,7 +281,7 @@ def adder_steps(model, a, b):
     >>> steps[1].attention[0].nonzero()[0].tolist()  # head 0 reads a_1 and b_1
     [1, 5]
     """
-    from .recording import Recorder
+    from .model.recording import Recorder
 
     ids = [CHARS.index(c) for c in model.prompt(a, b)]
     steps = []

@@ -18,7 +18,7 @@ import numpy as np
 
 from handtf import verify_adder
 from handtf.addition import train_adder
-from handtf.training import leaves
+from handtf.training.trainer import leaves
 
 
 def main():

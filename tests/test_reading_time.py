@@ -24,6 +24,10 @@ import reading_time  # noqa: E402
 TARGETS_MET = True
 MAX_MINUTES = 30  # per language, the main line from the home page through the logits
 MAX_SCREEN = 8  # the attention page's central idea starts within its first 8 screens of 800 px
+# Issue 38: the pages after the main line teach a newcomer who finished it, each visible part
+# (collapsed blocks closed) read in 12 minutes at most, in both languages.
+AFTER_MAINLINE = reading_time.AFTER_MAINLINE
+MAX_PAGE_MINUTES = 12
 
 # A page whose counts are known. Hand count of what a reader sees in the article:
 #   title "Five words in this title"                      5 words
@@ -119,6 +123,36 @@ def test_the_main_line_meets_its_targets(measured):
         screen = pages["attention.md"]["screen"]
         assert screen is not None, f"{language}: the attention page has no #central-idea"
         assert screen <= MAX_SCREEN, f"{language}: #central-idea starts on screen {screen}"
+
+
+def test_each_page_after_the_main_line_reads_in_12_minutes(browser, base_url):
+    measured = reading_time.measure_mainline(browser, base_url, AFTER_MAINLINE)
+    print("\n" + reading_time.report(measured))
+    for language, pages in measured.items():
+        assert list(pages) == AFTER_MAINLINE
+        for name, counts in pages.items():
+            assert 0 < counts["minutes"] <= MAX_PAGE_MINUTES, (
+                f"{language} {name}: {counts['minutes']:.1f} min with its collapsed blocks closed\n" + reading_time.report(measured))
+
+
+def test_the_induction_page_opens_with_the_rule_a_picture_and_the_live_example(built_site):
+    """Before its first section: the rule, the two heads' picture and the live widget; the
+    construction's detail (K-composition, the weights, the training run) waits in collapsed blocks."""
+    for language in reading_time.LANGUAGES:
+        html = (built_site / reading_time.page_path("induction.md", language) / "index.html").read_text(encoding="utf-8")
+        article = html[html.index("<article"):]
+        opening = article[: article.index("<h2")]
+        assert "induction-heads" in opening and "data-handtf-induction" in opening, language
+        assert ("The rule." if language == "en" else "规则。") in opening, language
+        assert "K-composition" not in opening and "K 组合" not in opening, language
+        assert not re.search(r"\bn_head\b", opening), language
+
+
+def test_the_playground_offers_things_to_try_before_the_matrices(built_site):
+    heading = {"en": 'id="things-to-try"', "zh": 'id="可以试试"'}
+    for language in reading_time.LANGUAGES:
+        html = (built_site / reading_time.page_path("playground.md", language) / "index.html").read_text(encoding="utf-8")
+        assert html.index(heading[language]) < html.index('data-handtf-widget="playground"'), language
 
 
 def test_each_main_line_page_shows_its_reading_time_within_a_minute_of_chromium(measured):

@@ -8,7 +8,7 @@ Backpropagation by hand: below a forward function ``y = f(x)`` sits its
 backward function ``f_backward(dout, x)``. It takes ``dout``, the gradient of
 the loss with respect to ``y`` (the same shape as ``y``), and the forward
 function's own inputs, and returns the gradient with respect to ``x`` (and,
-in :mod:`handtf.layers` and :mod:`handtf.attend`, a dict of gradients keyed
+in :mod:`handtf.blocks.layers` and :mod:`handtf.blocks.attend`, a dict of gradients keyed
 like the weights). It recomputes the forward intermediates it needs rather
 than caching them, so each one reads as the chain rule for its forward
 function and nothing else. ``tests/test_backprop.py`` checks every one
@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from .checks import check_array, check_dout, check_scores, checked
+from ..checks import check_array, check_dout, check_scores, checked
 
 
 @checked(x=check_array)

@@ -1,16 +1,16 @@
 """Translating with the encoder-decoder: greedy and beam-search decoding of one source sequence.
 
-Both drive the generic searches of :mod:`handtf.decoding` with a step function
+Both drive the generic searches of :mod:`handtf.seq2seq.decoding` with a step function
 that runs the decoder (:mod:`handtf.seq2seq`) on the target prefix.
 """
 
 import numpy as np
 
-from .activations import log_softmax
-from .checks import check_ids, check_steps, checked, read_array
+from ..blocks.activations import log_softmax
+from ..checks import check_ids, check_steps, checked, read_array
 from .decoding import beam_search, check_beam_search, greedy_search
-from .seq2seq import Config, decode, encode, init_params  # Config, init_params: for the examples
-from .seq2seq.model import check_params
+from . import Config, decode, encode, init_params  # Config, init_params: for the examples
+from .model import check_params
 
 
 @checked

@@ -4,13 +4,13 @@
 (Vaswani et al., 2017, arXiv:1706.03762, section 3.2.1). The hand-made
 model, the multi-head functions below and the encoder-decoder all call it.
 It computes and returns, nothing else; :func:`handtf.trace` keeps its
-variables from outside (:class:`handtf.recording.Recorder`) and shows these
+variables from outside (:class:`handtf.model.recording.Recorder`) and shows these
 very arrays.
 
 Every function takes one sequence ``[n_seq, d]`` or a batch
 ``[n_batch, n_seq, d]``; a leading ``...`` in a shape comment stands for either.
 Below each forward function is its backward function (see
-:mod:`handtf.activations` for the convention).
+:mod:`handtf.blocks.activations` for the convention).
 """
 
 import math
@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from .activations import softmax, softmax_backward
-from .checks import (
+from ..checks import (
     check_array,
     check_dense,
     check_mask,

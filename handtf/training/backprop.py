@@ -3,18 +3,18 @@
 :func:`loss_and_grads` runs the forward pass of :func:`handtf.gpt2` (its
 ``gpt2_block`` on each block, keeping each block's input), then, in reverse
 order, the backward functions that sit next to their forward functions
-(``gpt2_block_backward`` and ``embedding_backward`` in :mod:`handtf.picogpt`,
-``layer_norm_backward`` in :mod:`handtf.layers`, ...). Besides the hand-made
+(``gpt2_block_backward`` and ``embedding_backward`` in :mod:`handtf.model.picogpt`,
+``layer_norm_backward`` in :mod:`handtf.blocks.layers`, ...). Besides the hand-made
 model's layout (a block with ``attn`` only) it takes GPT-2's full block (``ln_1``, ``attn``, ``ln_2``, ``mlp``, a final
 ``ln_f``) and several heads, so the same code trains variants of the model.
 """
 
 import numpy as np
 
-from .checks import check_finite_result, check_gpt2_weights, check_ids, check_keys, check_n_head, check_real, checked
-from .loss import cross_entropy_backward, smoothed_targets, soft_cross_entropy
-from .layers import embedding_backward, layer_norm, layer_norm_backward
-from .picogpt import gpt2_block, gpt2_block_backward
+from ..checks import check_finite_result, check_gpt2_weights, check_ids, check_keys, check_n_head, check_real, checked
+from ..blocks.loss import cross_entropy_backward, smoothed_targets, soft_cross_entropy
+from ..blocks.layers import embedding_backward, layer_norm, layer_norm_backward
+from ..model.picogpt import gpt2_block, gpt2_block_backward
 
 
 @checked(result=lambda value, args: check_finite_result(value, args, "loss or gradient"))

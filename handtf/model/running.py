@@ -1,10 +1,10 @@
 """What running a model needs to know about it, for the hand-made model and compiled patterns alike.
 
-The functions of :mod:`handtf.inference`, :mod:`handtf.evaluation` and
-:mod:`handtf.tracing` take either the hand-made ``(aab)*`` model (a dict as
+The functions of :mod:`handtf.model.inference`, :mod:`handtf.model.evaluation` and
+:mod:`handtf.model.tracing` take either the hand-made ``(aab)*`` model (a dict as
 :func:`handtf.build_model` makes it, run by :func:`handtf.gpt`) or a
 :class:`handtf.CompiledPattern` (run by GPT-2's whole forward pass,
-:func:`handtf.picogpt.gpt2`). These few functions are the only place that tells
+:func:`handtf.model.picogpt.gpt2`). These few functions are the only place that tells
 them apart.
 
 >>> from handtf import MODEL, compile_pattern
@@ -15,9 +15,9 @@ them apart.
 (('a', 'b', 'c'), 3, 'abcab')
 """
 
-from .compiler import CompiledPattern
+from ..patterns.compiler import CompiledPattern
 from .picogpt import gpt2
-from .model import gpt
+from .transformer import gpt
 from .tokenizer import CHARS
 from .weights import N_CTX
 

@@ -7,8 +7,8 @@ smoothing 0.1; dropout 0.1. Adam (``adam_step``, ``adam_moments``), the
 schedule and dropout are written here once, and every trainer uses them:
 :func:`train` applies Adam and the schedule to a model of exactly the
 hand-made model's shape, starting from seeded random weights, on the windows of
-a pattern such as ``aab``; ``handtf.seq2seq_training`` and
-``handtf.induction`` train their models with them too.
+a pattern such as ``aab``; ``handtf.seq2seq.training`` and
+``handtf.patterns.induction`` train their models with them too.
 """
 
 import math
@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .gpt_grads import loss_and_grads
-from .checks import (
+from .backprop import loss_and_grads
+from ..checks import (
     check_array,
     check_callable,
     check_elements,
@@ -35,9 +35,9 @@ from .checks import (
     check_steps,
     checked,
 )
-from .picogpt import gpt2
-from .tokenizer import CHARS, tokenize
-from .weights import N_CTX, N_EMBED, N_VOCAB
+from ..model.picogpt import gpt2
+from ..model.tokenizer import CHARS, tokenize
+from ..model.weights import N_CTX, N_EMBED, N_VOCAB
 
 BETA1, BETA2, EPS = 0.9, 0.98, 1e-9  # the paper's Adam
 

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .checks import check_ids, check_int_range, checked, read_array
-from .compiler import CompiledPattern, check_pattern, context_needed
+from ..checks import check_ids, check_int_range, checked, read_array
+from ..patterns.compiler import CompiledPattern, check_pattern, context_needed
 from .running import PATTERN, alphabet, context_length, pattern_of, run
 from .tokenizer import tokenize
 from .weights import MODEL, check_finite_model
@@ -119,8 +119,8 @@ def valid_contexts(max_len, pattern=PATTERN):
 
     A substring starts in one of three phases (``aab``, ``aba``, ``baa``). For
     another pattern the lengths start at the ``k`` it needs
-    (:func:`handtf.compiler.context_needed`), and there is one phase per
-    character of its shortest period.
+    (:func:`handtf.patterns.compiler.context_needed`), and there is one
+    phase per character of its shortest period.
 
     >>> valid_contexts(3)[:3]
     [('aa', 'b'), ('ab', 'a'), ('ba', 'a')]

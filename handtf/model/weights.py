@@ -11,8 +11,8 @@ Every column of the embeddings has one job, named by a label:
 
 import numpy as np
 
-from .checks import check_float_dtype, check_real, checked
-from .model import check_model, gpt
+from ..checks import check_float_dtype, check_real, checked
+from .transformer import check_model, gpt
 
 N_CTX = 5  # context length: the model sees at most 5 tokens
 N_VOCAB = 2  # two tokens: a (id 0) and b (id 1)

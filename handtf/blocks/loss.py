@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from .activations import log_softmax, softmax
-from .checks import check_array, check_finite_result, check_ids, check_real, check_scores, check_size, checked
+from ..checks import check_array, check_finite_result, check_ids, check_real, check_scores, check_size, checked
 
 
 @checked(result=lambda loss, args: check_finite_result(loss, args, "loss", source="logits"))

@@ -6,7 +6,7 @@ number hides it, because its ``exp`` is 0.
 
 import numpy as np
 
-from .checks import check_float_dtype, check_size, checked, read_array
+from ..checks import check_float_dtype, check_size, checked, read_array
 
 
 # a score that exp() turns into 0, with room to add a score without overflowing to -inf

@@ -15,8 +15,8 @@ import math
 
 import numpy as np
 
-from .activations import softmax
-from .checks import check_callable, check_count, check_ids, check_int_range, check_real, check_rng, check_steps, checked, read_array, shown
+from ..blocks.activations import softmax
+from ..checks import check_callable, check_count, check_ids, check_int_range, check_real, check_rng, check_steps, checked, read_array, shown
 
 
 @checked

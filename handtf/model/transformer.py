@@ -11,15 +11,15 @@ Every function takes one sequence (``[n_seq]`` token ids) or a batch
 ``gpt``'s comments, the first listing a reader meets, show one sequence only, as
 picoGPT's do; the same lines run a batch (the arrays gain a leading axis).
 The arithmetic stays in the dtype of the weights (float16, float32 or float64).
-``attention`` is the package's one attention (:mod:`handtf.attend`). The
+``attention`` is the package's one attention (:mod:`handtf.blocks.attend`). The
 functions compute and return, nothing else: :func:`handtf.trace` keeps their
-variables from outside (:class:`handtf.recording.Recorder`).
+variables from outside (:class:`handtf.model.recording.Recorder`).
 """
 
 import numpy as np
 
-from .attend import attention, check_self_attention
-from .checks import (
+from ..blocks.attend import attention, check_self_attention
+from ..checks import (
     check_array,
     check_gpt2_weights,
     check_ids,
@@ -29,8 +29,8 @@ from .checks import (
     finite_logits,
     gpt2_block_shapes,
 )
-from .layers import linear
-from .masks import causal_mask
+from ..blocks.layers import linear
+from ..blocks.masks import causal_mask
 
 
 @checked

@@ -14,7 +14,7 @@ def starting_command_line():
 
 
 def quiet_interrupt(force=False):
-    """When the command line starts (or ``force``), Ctrl-C exits 130 in silence until :func:`handtf.cli.main` restores Python's handler."""
+    """When the command line starts (or ``force``), Ctrl-C exits 130 in silence until :func:`handtf.cli.main.main` restores Python's handler."""
 
     def interrupted(signum, frame):
         raise SystemExit(130)

@@ -6,14 +6,14 @@ network) and unpacked with ``**``, as in picoGPT's ``gpt2.py``
 (jaymody/picoGPT, MIT license).
 
 Below each forward function is its backward function (see
-:mod:`handtf.activations` for the convention): ``dx`` and the gradients of the
+:mod:`handtf.blocks.activations` for the convention): ``dx`` and the gradients of the
 weights, in a dict keyed like the weights.
 """
 
 import numpy as np
 
 from .activations import ACTIVATION_BACKWARD, gelu
-from .checks import (
+from ..checks import (
     check_array,
     check_backward,
     check_callable,

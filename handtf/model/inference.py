@@ -6,14 +6,14 @@ tokens** of a context; anything earlier is dropped before the forward pass
 
 Every function also takes a compiled pattern (:func:`handtf.compile_pattern`)
 as ``model``: it then reads the pattern's alphabet and sees its ``n_ctx``
-tokens (:mod:`handtf.running`).
+tokens (:mod:`handtf.model.running`).
 """
 
 import numpy as np
 
-from .activations import softmax
-from .checks import check_int_range, checked
-from .compiler import CompiledPattern, last_characters
+from ..blocks.activations import softmax
+from ..checks import check_int_range, checked
+from ..patterns.compiler import CompiledPattern, last_characters
 from .running import alphabet, context_length, run
 from .tokenizer import allowed, tokenize, untok
 from .weights import MODEL, check_finite_model

@@ -40,13 +40,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .attend import attention_weights
-from .checks import check_float_dtype, check_int_range, check_real, check_seed, checked
+from ..blocks.attend import attention_weights
+from ..checks import check_float_dtype, check_int_range, check_real, check_seed, checked
 from .compiler import GPT2_SMALL, LG
-from .gpt_grads import loss_and_grads
-from .picogpt import gpt2
-from .training import adam_moments, adam_step, leaves
-from .weights import as_dtype
+from ..training.backprop import loss_and_grads
+from ..model.picogpt import gpt2
+from ..training.trainer import adam_moments, adam_step, leaves
+from ..model.weights import as_dtype
 
 MAX_SEQUENCES = 1_000_000  # the exhaustive check runs at most this many sequences (every length together)
 CHUNK = 8192  # sequences per batch in the check: memory stays small whatever the total
@@ -176,7 +176,7 @@ def induction_attention(model, text):
     >>> logits[4].tolist()  # a, b, c
     [0.0, 1.0, 1024.0]
     """
-    from .recording import Recorder
+    from ..model.recording import Recorder
 
     ids = np.array([model.chars.index(c) for c in text])  # [n_seq]
     with Recorder(attention_weights) as record:  # the one forward pass, its attention kept as it runs

@@ -1,7 +1,7 @@
 """Every intermediate of one forward pass, by name.
 
 ``trace`` runs :func:`handtf.gpt` itself (:func:`handtf.gpt2` for a compiled
-pattern) inside a :class:`handtf.recording.Recorder`, which keeps the value of
+pattern) inside a :class:`handtf.model.recording.Recorder`, which keeps the value of
 every variable of the forward functions as they compute it: every matrix a
 page prints or a figure draws is the one the forward pass computed, not a copy
 of its steps. ``STEPS`` and ``PATTERN_STEPS`` say which variable of which
@@ -12,13 +12,13 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from .activations import softmax
-from .attend import attention, attention_weights
-from .checks import checked
-from .compiler import CompiledPattern
+from ..blocks.activations import softmax
+from ..blocks.attend import attention, attention_weights
+from ..checks import checked
+from ..patterns.compiler import CompiledPattern
 from .inference import check_context_window, context_window
-from .layers import ffn
-from .model import causal_self_attention, check_model, gpt, transformer_block
+from ..blocks.layers import ffn
+from .transformer import causal_self_attention, check_model, gpt, transformer_block
 from .picogpt import gpt2, gpt2_block
 from .recording import Recorder
 from .running import alphabet, run

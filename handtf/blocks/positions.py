@@ -5,7 +5,7 @@ All three use the same frequencies ``1 / 10000**(2i/d)``, one per pair of column
 
 import numpy as np
 
-from .checks import check_array, check_int_range, check_size, checked, read_array, shown
+from ..checks import check_array, check_int_range, check_size, checked, read_array, shown
 
 
 # [d_model/2]: the angular frequency 1 / 10000**(2i/d_model) of each (sin, cos) pair

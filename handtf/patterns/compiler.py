@@ -28,8 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .checks import check_count, check_float_dtype, check_int_range, checked, shown
-from .weights import as_dtype
+from ..checks import check_count, check_float_dtype, check_int_range, checked, shown
+from ..model.weights import as_dtype
 
 LG = 1024  # the score of the wanted key, and the logit of the right answer
 SWITCH = 8  # gelu(8) == 8 and gelu(-8) == 0 exactly: GELU as an on/off switch

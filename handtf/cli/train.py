@@ -10,10 +10,10 @@ figures go to stdout.
 import argparse
 import sys
 
-from .evaluation import verify
-from .seq2seq_training import TASKS, exact_match, train_seq2seq
-from .tokenizer import CHARS
-from .training import train
+from ..model.evaluation import verify
+from ..seq2seq.training import TASKS, exact_match, train_seq2seq
+from ..model.tokenizer import CHARS
+from ..training.trainer import train
 
 MAX_STEPS = 100_000  # a bound that keeps a typo from running for hours
 

@@ -1,6 +1,6 @@
 """The tokenizer: one character, one token."""
 
-from .checks import checked, names
+from ..checks import checked, names
 
 # --8<-- [start:tokenizer]
 CHARS = ("a", "b")  # token id -> character

@@ -12,15 +12,15 @@ run it, and the hand-made model's ``gpt`` is its special case (one head,
 
 ``gpt2_block_backward`` sits below ``gpt2_block``; the backward of ``gpt2``'s
 first line, the lookup ``wte[inputs]``, is ``embedding_backward`` with the
-layers (:mod:`handtf.layers`), and the other backward functions sit below
+layers (:mod:`handtf.blocks.layers`), and the other backward functions sit below
 their forward functions in ``activations``, ``layers``, ``attend`` and
 ``loss``.
 """
 
 import numpy as np
 
-from .attend import mha, mha_backward
-from .checks import (
+from ..blocks.attend import mha, mha_backward
+from ..checks import (
     check_array,
     check_gpt2_weights,
     check_ids,
@@ -30,7 +30,7 @@ from .checks import (
     finite_logits,
     gpt2_block_shapes,
 )
-from .layers import embedding_backward, ffn, ffn_backward, layer_norm, layer_norm_backward  # noqa: F401
+from ..blocks.layers import embedding_backward, ffn, ffn_backward, layer_norm, layer_norm_backward  # noqa: F401
 
 
 @checked

@@ -4,10 +4,10 @@
 
 Prints the counts and the smallest logit margin in float32 and float64; exits
 1 if a covered position is predicted wrong. Bad arguments are one line on
-stderr and exit 2 (``handtf.cli.main``).
+stderr and exit 2 (``handtf.cli.main.main``).
 """
 
-from .induction import verify_induction, induction_head
+from ..patterns.induction import verify_induction, induction_head
 
 
 def add_parser(commands, whole_number):

@@ -7,11 +7,11 @@ import os
 import signal
 import sys
 
-from . import cli_adder, cli_induction, cli_train
-from .compiler import compile_pattern, describe
-from .evaluation import MAX_LEN, PATTERN, evaluate, verify
-from .inference import MAX_NEW_TOKENS, complete, context_window, explain_rows, format_explanation
-from .tokenizer import tokenize
+from . import adder as cli_adder, induction as cli_induction, train as cli_train
+from ..patterns.compiler import compile_pattern, describe
+from ..model.evaluation import MAX_LEN, PATTERN, evaluate, verify
+from ..model.inference import MAX_NEW_TOKENS, complete, context_window, explain_rows, format_explanation
+from ..model.tokenizer import tokenize
 
 DESCRIPTION = "A GPT-2-style transformer whose weights were set by hand to continue (aab)*."
 
