@@ -1,6 +1,6 @@
 """The weight layouts handtf reads, each one way: a dense layer, a nested dict of arrays, GPT-2's blocks.
 
-Part of the boundary (:mod:`handtf.checks`): ``gpt``, ``gpt2``, ``gpt2_block``,
+Part of the boundary (:mod:`handtf.checks`; it reads its arrays with :mod:`handtf.readers`, and nothing imports it back): ``gpt``, ``gpt2``, ``gpt2_block``,
 the training block and ``loss_and_grads`` all read GPT-2's layout with
 :func:`check_gpt2_weights` (the hand-made model is that layout with ``attn``
 only); the encoder-decoder reads its own with :func:`check_tree` and the
@@ -9,7 +9,7 @@ shapes ``param_shapes`` gives.
 
 import numpy as np
 
-from .checks import check_array, read_array, shown
+from .readers import check_array, read_array, shown
 
 
 def check_keys(name, tree, keys, needs="", optional=()):

@@ -15,6 +15,7 @@ import ast
 import importlib
 import pkgutil
 from pathlib import Path
+from types import MappingProxyType
 
 import numpy as np
 import pytest
@@ -49,12 +50,11 @@ def replace_everywhere(monkeypatch, function, changed):
             if value is function:
                 monkeypatch.setattr(module, name, changed)
                 places += 1
-            elif isinstance(value, dict) and not name.startswith("__"):
-                for key, item in list(value.items()):
-                    if item is function:
-                        monkeypatch.setitem(value, key, changed)
-                    if key is function:  # e.g. a table from a forward function to its backward
-                        monkeypatch.setitem(value, changed, item)
+            elif isinstance(value, (dict, MappingProxyType)) and not name.startswith("__"):
+                table = {changed if key is function else key: changed if item is function else item for key, item in value.items()}
+                table |= {key: item for key, item in value.items() if key is function}  # a table from a forward function to its backward
+                if table != dict(value):  # a read-only table (issue 42) is replaced whole, for the test only
+                    monkeypatch.setattr(module, name, MappingProxyType(table) if isinstance(value, MappingProxyType) else table)
     assert places, f"{function.__name__} is nowhere in handtf"
 
 

@@ -242,3 +242,41 @@ def test_the_home_pictures_numbered_spots_open_their_steps_and_lie_on_the_pictur
         for i, a in enumerate(boxes):
             for b in boxes[i + 1 :]:
                 assert a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1], (language, width, a, b)
+
+
+COLLAPSED = re.compile(r'<details class="(?:note|abstract)">\s*<summary>(.*?)</summary>', re.DOTALL)
+
+
+def test_every_collapsed_note_says_how_many_minutes_it_adds(built_site):
+    """Every "Going deeper" note (and the home page's other notes), on every page of both
+    languages, ends its title with the minutes its content adds when opened, by the main
+    line's rules, counted again here from the page as built."""
+    from handtf_site.reading_time import collapsed_minutes
+
+    checked = 0
+    for path in sorted(built_site.rglob("index.html")):
+        html = path.read_text(encoding="utf-8")
+        article = html[html.index('<article class="md-content__inner') : html.index("</article>")]
+        labels = [re.search(r'<span class="handtf-minutes" data-minutes="(\d+)">· (\d+) (?:min|分钟)</span>$', m[1].strip())
+                  for m in COLLAPSED.finditer(article)]
+        counted = collapsed_minutes(article)
+        for label, (summary, minutes) in zip(labels, counted):
+            where = f"{path.relative_to(built_site)}: {summary!r}"
+            assert label, f"{where} does not say how many minutes it adds"
+            assert int(label[1]) == int(label[2]) == shown_minutes(minutes), (where, minutes)
+            checked += 1
+    assert checked >= 80, checked  # about 40 notes a language
+
+
+def test_the_home_maps_detours_say_how_many_minutes_they_add(built_site):
+    for language in reading_time.LANGUAGES:
+        home = (built_site / reading_time.page_path("index.md", language) / "index.html").read_text(encoding="utf-8")
+        aside = re.search(r'<span class="handtf-map__aside">(.*?)</span>\s*<span data-reading-time', home, re.DOTALL)[1]
+        detours = re.findall(r'<a href="([^"]+)">[^<]*</a>\s*[(（]\+<span data-reading-time="([^"]+)">(\d+) (?:min|分钟)</span>', aside)
+        assert [name for _, name, _ in detours] == ["concepts/lookup.md", "concepts/qkv.md"], (language, aside)
+        for href, name, minutes in detours:
+            page = built_site / reading_time.page_path(name, language) / "index.html"
+            html = page.read_text(encoding="utf-8")
+            article = html[html.index('<article class="md-content__inner') : html.index("</article>")]
+            # the build counts the page's content; the article adds its frame (the citation block): within a minute
+            assert abs(int(minutes) - count_html(article)["minutes"]) <= 1, (language, name, minutes)

@@ -18,13 +18,8 @@ import math
 import numpy as np
 
 from .activations import softmax, softmax_backward
-from ..checks import (
-    check_array,
-    check_dense,
-    check_mask,
-    check_n_head,
-    checked,
-)
+from ..checks import check_array, check_mask, check_n_head, checked
+from ..layouts import check_dense
 from .layers import linear, linear_backward
 from .masks import causal_mask
 
@@ -323,17 +318,22 @@ def check_query_key(q, k, v=None):
 
 def check_attention(q, k, v, mask):
     q, k, v, scores_shape = check_query_key(q, k, v)
-    try:  # the unchecked function, without a mask: q and k are finite, so only an overflowed score fails
-        with np.errstate(over="ignore", invalid="ignore"):
-            finite = np.isfinite(attention_weights.__wrapped__(q, k)).all()
-    except ValueError:  # softmax refuses the score that overflowed to inf
-        finite = False
-    if not finite:
-        raise ValueError(f"the scores q @ k^T overflow {np.result_type(q, k)} (|q| up to {np.abs(q).max():.3g}, "
-                         f"|k| up to {np.abs(k).max():.3g}): pass q and k with smaller entries or in a wider dtype")
     if mask is None:
         raise TypeError("mask must be an additive mask that broadcasts to [..., n_q, n_k] (0.0 for none), got None")
-    return {"q": q, "k": k, "v": v, "mask": check_mask(mask, scores_shape)}
+    mask = check_mask(mask, scores_shape)
+    for with_mask in (False, True):  # the unchecked function: q, k and the mask are finite, so only a sum that overflowed fails
+        try:
+            with np.errstate(over="ignore", invalid="ignore"):
+                finite = np.isfinite(attention_weights.__wrapped__(q, k, mask if with_mask else 0.0)).all()
+        except ValueError:  # softmax refuses the score that overflowed to inf
+            finite = False
+        if not finite and not with_mask:
+            raise ValueError(f"the scores q @ k^T overflow {np.result_type(q, k)} (|q| up to {np.abs(q).max():.3g}, "
+                             f"|k| up to {np.abs(k).max():.3g}): pass q and k with smaller entries or in a wider dtype")
+        if not finite:
+            raise ValueError(f"the scores plus the mask overflow {np.result_type(q, k, mask)} (the mask goes down to "
+                             f"{np.min(mask):.3g}): hide a key with a large negative number such as -1e9, not near the dtype's limit")
+    return {"q": q, "k": k, "v": v, "mask": mask}
 
 
 def check_attention_weights(q, k, mask):

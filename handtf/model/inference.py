@@ -13,7 +13,7 @@ import numpy as np
 
 from ..blocks.activations import softmax
 from ..checks import check_int_range, checked
-from ..patterns.compiler import CompiledPattern, last_characters
+from ..patterns.compiler import CompiledPattern, last_characters, verb
 from .running import alphabet, context_length, run
 from .tokenizer import allowed, tokenize, untok
 from .weights import MODEL, check_finite_model
@@ -150,7 +150,7 @@ def check_context_window(context, model):
         raise ValueError(f"context is empty; the model needs at least one token ({allowed(chars).replace(' and ', ' or ')})")
     if isinstance(model, CompiledPattern) and n < model.k:
         raise ValueError(
-            f"context {context!r} is too short: {last_characters(model.k)} of ({model.pattern})* decide the next, "
+            f"context {context!r} is too short: {last_characters(model.k)} of ({model.pattern})* {verb(model.k, 'decide')} the next, "
             f"got {n}"
         )
     return {"model": model}

@@ -20,16 +20,8 @@ their forward functions in ``activations``, ``layers``, ``attend`` and
 import numpy as np
 
 from ..blocks.attend import mha, mha_backward
-from ..checks import (
-    check_array,
-    check_gpt2_weights,
-    check_ids,
-    check_n_head,
-    check_tree,
-    checked,
-    finite_logits,
-    gpt2_block_shapes,
-)
+from ..checks import check_array, check_ids, check_n_head, checked, finite_logits
+from ..layouts import check_gpt2_weights, check_tree, gpt2_block_shapes
 from ..blocks.layers import embedding_backward, ffn, ffn_backward, layer_norm, layer_norm_backward  # noqa: F401
 
 

@@ -9,6 +9,7 @@ function each field of a trace is.
 """
 
 from dataclasses import dataclass, fields
+from types import MappingProxyType
 
 import numpy as np
 
@@ -124,6 +125,7 @@ PATTERN_STEPS = {
     "hidden": (ffn, "hidden", 0),
     "residual": (gpt2_block, "x", -1),
 }
+ATTENTION_STEPS, STEPS, PATTERN_STEPS = map(MappingProxyType, (ATTENTION_STEPS, STEPS, PATTERN_STEPS))  # read-only tables
 
 @checked
 # --8<-- [start:trace]

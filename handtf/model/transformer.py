@@ -19,16 +19,8 @@ variables from outside (:class:`handtf.model.recording.Recorder`).
 import numpy as np
 
 from ..blocks.attend import attention, check_self_attention
-from ..checks import (
-    check_array,
-    check_gpt2_weights,
-    check_ids,
-    check_keys,
-    check_tree,
-    checked,
-    finite_logits,
-    gpt2_block_shapes,
-)
+from ..checks import check_array, check_ids, checked, finite_logits
+from ..layouts import check_gpt2_weights, check_keys, check_tree, gpt2_block_shapes
 from ..blocks.layers import linear
 from ..blocks.masks import causal_mask
 

@@ -11,7 +11,8 @@ model's layout (a block with ``attn`` only) it takes GPT-2's full block (``ln_1`
 
 import numpy as np
 
-from ..checks import check_finite_result, check_gpt2_weights, check_ids, check_keys, check_n_head, check_real, checked
+from ..checks import check_finite_result, check_ids, check_n_head, check_real, checked
+from ..layouts import check_gpt2_weights, check_keys
 from ..blocks.loss import cross_entropy_backward, smoothed_targets, soft_cross_entropy
 from ..blocks.layers import embedding_backward, layer_norm, layer_norm_backward
 from ..model.picogpt import gpt2_block, gpt2_block_backward
