@@ -102,7 +102,7 @@ def test_the_margin_is_lg_minus_one():
         (lambda: h.adder(3).add(1.5, 1), TypeError, r"^a must be a whole number \(int or a str of digits\), got float$"),
         (lambda: h.adder(3).add(True, 1), TypeError, r"^a must be a whole number"),
         (lambda: h.adder(3).answer(10_000), ValueError, r"^total has 5 digits; this model reads at most 4 \(n_digits\)$"),
-        (lambda: h.verify_adder(h.MODEL), TypeError, r"^model must be an Adder \(from adder\(\)\), got dict$"),
+        (lambda: h.verify_adder(h.MODEL), TypeError, r"^model must be an Adder \(from adder\(\)\), got "),
         (lambda: h.adder_steps(h.adder(2), 123, 1), ValueError, r"^a has 3 digits"),
     ],
 )
