@@ -67,7 +67,8 @@ def slow_reason(item):
     needs = [SLOW_FIXTURES[name] for name in getattr(item, "fixturenames", ()) if name in SLOW_FIXTURES]
     if needs:
         return needs[0]
-    return SLOW_TESTS.get(getattr(item, "originalname", None)) or SLOW_FILES.get(item.path.name)
+    by_hand = item.get_closest_marker("slow") and "seconds of work (marked slow in its file)"
+    return SLOW_TESTS.get(getattr(item, "originalname", None)) or SLOW_FILES.get(item.path.name) or by_hand
 
 
 @pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by the marks
