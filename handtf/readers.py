@@ -8,7 +8,7 @@ numbers, checked before anything is allocated), an array of reals
 (``check_array``), scores and logits (``check_scores``), token ids
 (``check_ids``), an alphabet (``check_alphabet``), a seed (``check_seed``), a
 mask, a dtype. The weight layouts read their arrays with them
-(:mod:`handtf.layouts`). Nothing here imports the rest of handtf.
+(``handtf.layouts``). Nothing here imports the rest of handtf.
 """
 
 import math

@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 from handtf import verify_adder
-from handtf.patterns.addition import train_adder
+from handtf.training.adder import train_adder
 from handtf.training.trainer import leaves
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import handtf as h
-from handtf import addition as adder_module
+from handtf.patterns import addition as adder_module
 
 
 @pytest.mark.parametrize("n_digits", [1, 2])
@@ -68,10 +68,10 @@ def test_format_least_significant_digit_first():
 def test_the_weights_are_gpt2s_layout_and_run_in_its_forward():
     model = h.adder(10)
     ids = np.array([model.chars.index(c) for c in model.prompt(58, 67) + "5"])
-    assert np.array_equal(h.gpt2(ids, **model.weights, n_head=2), adder_module.forward(model, ids))
+    assert np.array_equal(h.gpt(ids, **model.weights, n_head=2), adder_module.forward(model, ids))
     assert set(model.weights) == {"wte", "wpe", "blocks"} and set(model.weights["blocks"][0]) == {"attn", "mlp"}
     source = Path(adder_module.__file__).read_text()
-    assert len(re.findall(r"\bgpt2\(", source)) == 1  # one call site, switched in one place
+    assert len(re.findall(r"\bgpt\(", source)) == 1  # one call site: the one forward the main line shows
 
 
 def test_steps_show_the_carry_and_the_heads():

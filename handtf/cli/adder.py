@@ -8,7 +8,8 @@ float64 and exits 1 if an addition comes out wrong; ``add`` prints one line.
 Bad arguments are one line on stderr and exit 2 (``handtf.cli.main``).
 """
 
-from ..patterns.addition import adder, verify_adder
+from ..patterns.addition import adder
+from ..patterns.adderboard import verify_adder
 
 
 def add_parser(commands, whole_number):

@@ -1,0 +1,160 @@
+"""The adder checked the way the field checks it: AdderBoard's protocol, and every pair at small sizes.
+
+AdderBoard (github.com/anadim/AdderBoard) ranks transformers that add two
+10-digit numbers by one shared check: 10 edge cases and 10,000 random pairs from
+Python's ``random.Random(2025)``, at least 99% right to qualify. ``verify_adder``
+runs it (every pair up to 3 digits) on the hand-set :func:`handtf.adder` and keeps
+the logit margin of every digit written.
+"""
+
+import math
+import random
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..checks import check_float_dtype, check_int_range, check_seed, checked
+from ..model.weights import as_dtype
+from .addition import CHUNK, Adder, adder, check_model, check_n_digits, encode, forward, greedy_sums, read_number
+
+
+@dataclass(frozen=True)
+class AdderCheck:
+    """Additions run through the model, each digit's logit margin kept (:func:`verify_pairs`)."""
+
+    n_digits: int
+    pairs: int  # how many additions were checked
+    what: str  # which additions: "every pair" or "AdderBoard's protocol ..."
+    correct: dict  # dtype name -> additions greedy decoding got right
+    min_margin: dict  # dtype name -> smallest logit(right digit) - largest other logit, over every step
+    failures: tuple  # up to 10 (a, b, the model's sum, dtype name)
+
+    @property
+    def passed(self):
+        return all(n == self.pairs for n in self.correct.values())
+
+    def __repr__(self):
+        lines = [f"AdderCheck(n_digits={self.n_digits}): {self.pairs:,} additions, {self.what}"]
+        for name in self.correct:
+            lines.append(f"  {name}: {self.correct[name]:,} of {self.pairs:,} right, "
+                         f"smallest margin {self.min_margin[name]:.6g}")
+        return "\n".join(lines)
+
+
+def edge_cases(n_digits):
+    """AdderBoard's 10 fixed cases, written for ``n_digits`` (at 10 digits, exactly its list)."""
+    top, half = 10**n_digits - 1, 5 * 10 ** (n_digits - 1)
+    ones = int("1" * n_digits)
+    return [(0, 0), (0, 1), (top, 0), (top, 1), (top, top), (half, half), (ones, top + 1 - ones),
+            (int("1234567890"[:n_digits]), int("9876543210"[:n_digits])), (top, top), (1, top)]
+
+
+@checked
+def adderboard_pairs(n_digits=10, count=10_000, seed=2025):
+    """AdderBoard's test: its 10 edge cases, then ``count`` pairs from Python's
+    ``random.Random(seed)``, drawn as its ``verify.py`` draws them.
+
+    >>> pairs = adderboard_pairs()
+    >>> len(pairs), pairs[:2]
+    (10010, [(0, 0), (0, 1)])
+    """
+    rng, top = random.Random(seed), 10**n_digits - 1
+    return edge_cases(n_digits) + [(rng.randint(0, top), rng.randint(0, top)) for _ in range(count)]
+
+
+def every_pair(n_digits):
+    """All ``10 ** (2 n_digits)`` pairs, as two arrays."""
+    a, b = np.divmod(np.arange(10 ** (2 * n_digits), dtype=np.int64), 10**n_digits)
+    return a, b
+
+
+@checked
+def verify_pairs(model, a, b, what="", dtypes=(np.float32, np.float64)):
+    """Run ``a[k] + b[k]`` through ``model`` in each dtype and keep the margin of every digit it writes.
+
+    One forward pass reads each prompt followed by its right answer: the logits at the
+    position of step ``i`` are the ones greedy decoding sees there once steps ``0 .. i-1``
+    wrote the right digits. So if every step's right digit wins (margin > 0), greedy
+    decoding writes the right sum, by induction over the steps; where one does not win,
+    the sum greedy decoding really writes is reported.
+
+    >>> verify_pairs(adder(2), *every_pair(2), what="every pair")
+    AdderCheck(n_digits=2): 10,000 additions, every pair
+      float32: 10,000 of 10,000 right, smallest margin 1023
+      float64: 10,000 of 10,000 right, smallest margin 1023
+    """
+    a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+    names = [np.dtype(t).name for t in dtypes]
+    correct, margins, failures = dict.fromkeys(names, 0), dict.fromkeys(names, math.inf), []
+    for name in names:
+        cast = Adder(**(vars(model) | {"weights": as_dtype(model.weights, name)}))
+        for start in range(0, len(a), CHUNK):
+            prompts, answers = encode(model, a[start : start + CHUNK], b[start : start + CHUNK])
+            teacher = np.concatenate([prompts, answers[:, :-1]], axis=1)  # [batch, n_ctx]
+            logits = forward(cast, teacher)[:, -answers.shape[1]:]  # [batch, n + 1, n_vocab]
+            want = np.take_along_axis(logits, answers[..., None], axis=-1)[..., 0]  # [batch, n + 1]
+            np.put_along_axis(logits, answers[..., None], -np.inf, axis=-1)
+            margin = want - logits.max(axis=-1)  # [batch, n + 1], NaN counts as wrong
+            right = (margin > 0).all(axis=1)  # [batch]
+            correct[name] += int(right.sum())
+            margins[name] = min(margins[name], float(margin.min()) if not np.isnan(margin).any() else -math.inf)
+            wrong = np.nonzero(~right)[0][: 10 - len(failures)]
+            if len(wrong):
+                written = greedy_sums(cast, prompts[wrong])  # [n_wrong, n + 1], what greedy decoding writes
+                for k, sums in zip(wrong, written):
+                    failures.append((int(a[start + k]), int(b[start + k]), int(read_number(sums)), name))
+    return AdderCheck(n_digits=model.n_digits, pairs=len(a), what=what, correct=correct,
+                      min_margin=margins, failures=tuple(failures))
+
+
+@checked
+def verify_adder(model=None, count=10_000, seed=2025, dtypes=(np.float32, np.float64)):
+    """Check ``model`` (the hand-set ``adder()`` by default) the way the field does: every pair
+    up to 3 digits, else AdderBoard's protocol (10 edge cases, ``count`` random pairs from ``seed``).
+
+    >>> verify_adder(adder(1))
+    AdderCheck(n_digits=1): 100 additions, every pair
+      float32: 100 of 100 right, smallest margin 1023
+      float64: 100 of 100 right, smallest margin 1023
+    """
+    model = adder() if model is None else model
+    if model.n_digits <= 3:
+        return verify_pairs(model, *every_pair(model.n_digits), what="every pair", dtypes=dtypes)
+    a, b = np.array(adderboard_pairs(model.n_digits, count, seed)).T
+    return verify_pairs(model, a, b, dtypes=dtypes,
+                       what=f"AdderBoard's protocol: 10 edge cases + {count:,} random pairs, seed {seed}")
+
+
+# The boundary (see handtf.checks): what each function above accepts.
+
+
+def check_adderboard_pairs(n_digits, count, seed):
+    return {"n_digits": check_int_range("n_digits", n_digits, 1, 18, " (two 18-digit numbers still add in int64)"),
+            "count": check_int_range("count", count, 0, 10**7), "seed": check_seed("seed", seed)}
+
+
+def check_dtypes(dtypes):
+    if isinstance(dtypes, (str, type, np.dtype)) or not isinstance(dtypes, (tuple, list)) or not dtypes:
+        raise TypeError(f"dtypes must be a non-empty tuple of float dtypes, e.g. (np.float32, np.float64), got {dtypes!r}")
+    for dtype in dtypes:
+        check_float_dtype("dtypes", dtype, least=4)
+
+
+def check_verify_pairs(model, a, b, what, dtypes):
+    check_model(model)
+    a, b = np.asarray(a), np.asarray(b)
+    if a.ndim != 1 or a.shape != b.shape or not np.issubdtype(a.dtype, np.integer) or not np.issubdtype(b.dtype, np.integer):
+        raise ValueError(f"a and b must be 1-D arrays of whole numbers of the same length, got shapes {a.shape} and {b.shape}")
+    if a.size and (min(a.min(), b.min()) < 0 or max(a.max(), b.max()) >= 10**model.n_digits):
+        raise ValueError(f"a and b must be from 0 to {10**model.n_digits - 1:,} (n_digits = {model.n_digits})")
+    check_dtypes(dtypes)
+
+
+def check_verify_adder(model, count, seed, dtypes):
+    if model is not None:
+        check_model(model)
+        if model.n_digits > 18:
+            raise ValueError(f"the check adds in int64, up to 18 digits; this model has n_digits = {model.n_digits}")
+    check_int_range("count", count, 0, 10**7)
+    check_seed("seed", seed)
+    check_dtypes(dtypes)

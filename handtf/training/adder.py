@@ -1,0 +1,75 @@
+"""The hand-set adder's architecture trained from random weights, with the package's backprop and Adam.
+
+:func:`train_adder` is the page's comparison: the same one layer, two heads,
+38 GELU units and 16 columns as :func:`handtf.adder`, every weight drawn at
+random, trained on fresh random additions by :func:`handtf.loss_and_grads` and
+the one Adam step of :mod:`handtf.training.trainer`.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..checks import check_int_range, check_real, check_seed, checked
+from ..model.weights import as_dtype
+from ..patterns.addition import CHARS, LABELS, N_HEAD, Adder, adder, check_n_digits, encode
+from ..trees import leaves
+from .backprop import loss_and_grads
+from .trainer import adam_moments, adam_step
+
+
+@dataclass(frozen=True)
+class AdderTraining:
+    """A model of the hand-set adder's shape, trained from random weights (:func:`train_adder`)."""
+
+    model: Adder  # the trained weights, in the hand-set model's layout
+    losses: np.ndarray  # [steps] the batch loss before each step
+
+
+@checked
+# --8<-- [start:train_adder]
+def train_adder(n_digits=10, steps=1000, seed=0, batch=64, lr=0.003, std=0.2,
+                on_step=None):
+    """Train a GPT-2 of the hand-set adder's shape (one layer, two heads,
+    38 GELU units, 16 columns) from random weights, with the package's
+    backprop and Adam, on fresh random additions at every step;
+    ``on_step(step, model)``, if given, runs after each step.
+
+    >>> result = train_adder(n_digits=2, steps=5, seed=0)
+    >>> result.losses.shape, result.model.n_embd
+    ((5,), 16)
+    """
+    shapes = adder(n_digits).weights  # the hand-set model: only its shapes
+    rng = np.random.default_rng(seed)
+    weights = as_dtype(shapes, np.float64)
+    for array in leaves(weights):  # every weight random, every bias 0
+        array[...] = rng.normal(0, std, array.shape) if array.ndim == 2 else 0
+    model = Adder(chars=CHARS, n_digits=n_digits, n_head=N_HEAD,
+                  weights=weights, embed_labels=LABELS)
+    params = leaves(weights)
+    moments = adam_moments(params)
+    losses = []
+    for step in range(1, steps + 1):
+        a, b = rng.integers(0, 10**n_digits, (2, batch))  # [batch] each
+        prompts, answers = encode(model, a, b)
+        text = np.concatenate([prompts, answers], axis=1)  # [batch, n_ctx + 1]
+        loss, grads = loss_and_grads(weights, text[:, :-1], text[:, 1:],
+                                     n_head=N_HEAD)
+        losses.append(loss)
+        adam_step(params, leaves(grads), moments, step, lr)
+        if on_step:
+            on_step(step, model)
+    return AdderTraining(model=model, losses=np.array(losses))
+# --8<-- [end:train_adder]
+
+
+# The boundary (see handtf.checks): what each function above accepts.
+
+
+def check_train_adder(n_digits, steps, seed, batch, lr, std, on_step):
+    check_int_range("n_digits", n_digits, 1, 18, " (the additions are drawn in int64)")
+    check_int_range("steps", steps, 1, 1_000_000, " (a bound that keeps a typo from running for days)")
+    check_seed("seed", seed)
+    check_int_range("batch", batch, 1, 4096)
+    check_real("lr", lr, 0, 1, low_open=True)
+    check_real("std", std, 0, 10, low_open=True)
