@@ -1,0 +1,64 @@
+// The header's palette button and language menu, as controls a keyboard and a
+// screen reader can use (issue 40):
+// - the palette button (overrides/partials/palette.html) switches the scheme
+//   by clicking the label Material shows, as a mouse would, and says whether
+//   the page is dark (aria-pressed), also after a switch by any other means;
+// - the language menu (overrides/partials/alternate.html) opens on hover and
+//   on focus, as Material's CSS has it; Escape closes it and it stays closed
+//   until the pointer and the focus have left it (WCAG 1.4.13); its button
+//   says whether it is open (aria-expanded).
+(function () {
+  "use strict";
+
+  function palette() {
+    var button = document.querySelector(".handtf-palette");
+    if (!button) return;
+    var dark = button.getAttribute("data-handtf-dark");
+    function sync() {
+      var pressed = document.body.getAttribute("data-md-color-scheme") === dark;
+      button.setAttribute("aria-pressed", pressed ? "true" : "false");
+    }
+    button.addEventListener("click", function () {
+      var label = document.querySelector(".handtf-palette__label:not([hidden])");
+      if (label) label.click();
+    });
+    // Material's form switches on Enter itself: not a second time for the button's Enter
+    button.addEventListener("keydown", function (event) {
+      if (event.key === "Enter") event.stopPropagation();
+    });
+    new MutationObserver(sync).observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
+    sync();
+  }
+
+  function languages() {
+    document.querySelectorAll(".md-select").forEach(function (select) {
+      var button = select.querySelector("button");
+      var hovered = false;
+      function sync() {
+        var within = select.contains(document.activeElement);
+        if (!hovered && !within) select.removeAttribute("data-handtf-dismissed");
+        var open = (hovered || within) && !select.hasAttribute("data-handtf-dismissed");
+        if (button) button.setAttribute("aria-expanded", open ? "true" : "false");
+      }
+      select.addEventListener("mouseenter", function () { hovered = true; sync(); });
+      select.addEventListener("mouseleave", function () { hovered = false; sync(); });
+      select.addEventListener("focusin", sync);
+      select.addEventListener("focusout", function () { setTimeout(sync, 0); });
+      document.addEventListener("keydown", function (event) {
+        if (event.key !== "Escape" || !(hovered || select.contains(document.activeElement))) return;
+        if (select.hasAttribute("data-handtf-dismissed")) return;
+        select.setAttribute("data-handtf-dismissed", "");
+        if (select.contains(document.activeElement) && button) button.focus();
+        sync();
+      });
+      sync();
+    });
+  }
+
+  function start() {
+    palette();
+    languages();
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();
