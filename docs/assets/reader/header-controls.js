@@ -1,7 +1,7 @@
 // The header's palette button and language menu, as controls a keyboard and a
 // screen reader can use (issue 40):
 // - the palette button (overrides/partials/palette.html) switches the scheme
-//   by clicking the label Material shows, as a mouse would, and says whether
+//   as a click on the label Material shows would, and says whether
 //   the page is dark (aria-pressed), also after a switch by any other means;
 // - the language menu (overrides/partials/alternate.html) opens on hover and
 //   on focus, as Material's CSS has it; Escape closes it and it stays closed
@@ -19,8 +19,13 @@
       button.setAttribute("aria-pressed", pressed ? "true" : "false");
     }
     button.addEventListener("click", function () {
+      // the radio of the scheme Material's visible label switches to, changed as a click on the label
+      // would change it (without the click, which would move the focus to the hidden radio)
       var label = document.querySelector(".handtf-palette__label:not([hidden])");
-      if (label) label.click();
+      var radio = label && label.control;
+      if (!radio) return;
+      radio.checked = true;
+      radio.dispatchEvent(new Event("change", { bubbles: true }));
     });
     // Material's form switches on Enter itself: not a second time for the button's Enter
     button.addEventListener("keydown", function (event) {
