@@ -139,10 +139,10 @@ def module_source():
         "QKV_LABELS": list(handtf.QKV_LABELS),
         "TRACE_NAMES": list(handtf.Trace.names()),
         "MASK_VALUE": mask,
-        "PATTERN": importlib.import_module("handtf.evaluation").PATTERN,
+        "PATTERN": importlib.import_module("handtf.model.evaluation").PATTERN,
         "VERIFY_MAX_LEN": inspect.signature(handtf.verify).parameters["max_len"].default,
-        "MAX_NEW_TOKENS": importlib.import_module("handtf.inference").MAX_NEW_TOKENS,  # complete's upper bound
-        "MAX_LEN": importlib.import_module("handtf.evaluation").MAX_LEN,  # verify's upper bound
+        "MAX_NEW_TOKENS": importlib.import_module("handtf.model.inference").MAX_NEW_TOKENS,  # complete's upper bound
+        "MAX_LEN": importlib.import_module("handtf.model.evaluation").MAX_LEN,  # verify's upper bound
         "COLOURS": _figure_colours(),
     }
     if not all(math.isfinite(x) for leaf in _leaves(values["MODEL"]) for x in leaf.ravel()):

@@ -98,9 +98,9 @@ PROBES = [
     ("build_model lg='1024'", lambda: h.build_model("1024"), error("lg")),
     ("build_model lg=1e-320", lambda: h.build_model(1e-320), value(lambda m: set(m) == {"wte", "wpe", "blocks"})),
     ("c_attn_weights lg=10**400", lambda: h.c_attn_weights(BIG), error("lg")),
-    ("learning_rate step=10**400", lambda: h.training.learning_rate(BIG, 8, 4), error("step")),
-    ("learning_rate factor=10**400", lambda: h.training.learning_rate(1, 8, 4, factor=BIG), error("factor")),
-    ("learning_rate d_model=0", lambda: h.training.learning_rate(1, 0, 4), error("d_model")),
+    ("learning_rate step=10**400", lambda: h.training.trainer.learning_rate(BIG, 8, 4), error("step")),
+    ("learning_rate factor=10**400", lambda: h.training.trainer.learning_rate(1, 8, 4, factor=BIG), error("factor")),
+    ("learning_rate d_model=0", lambda: h.training.trainer.learning_rate(1, 0, 4), error("d_model")),
     ("format_number 10**400", lambda: h.format_number(BIG), error("value")),
     ("format_number digits=10**400", lambda: h.format_number(1.0, digits=BIG), error("digits")),
     ("format_number digits=-1", lambda: h.format_number(1.0, digits=-1), error("digits")),
@@ -127,10 +127,10 @@ PROBES = [
     ("smoothed_targets n_vocab=10**400", lambda: h.smoothed_targets([0], BIG), error("n_vocab")),
     ("smoothed_targets n_vocab=0", lambda: h.smoothed_targets([0], 0), error("n_vocab")),
     ("embedding_backward n_vocab=10**12", lambda: h.embedding_backward(np.ones((1, 2)), [0], 10**12), error("n_vocab")),
-    ("dropout_mask shape=(10**400,)", lambda: h.training.dropout_mask((BIG,), 0.5, RNG), error("shape")),
-    ("dropout_mask shape=2.5", lambda: h.training.dropout_mask(2.5, 0.5, RNG), error("shape")),
-    ("dropout_mask rng=0", lambda: h.training.dropout_mask((2,), 0.5, 0), error("rng")),
-    ("init_weights n_embd=10**6", lambda: h.training.init_weights(0, n_embd=10**6), error("n_embd")),
+    ("dropout_mask shape=(10**400,)", lambda: h.training.trainer.dropout_mask((BIG,), 0.5, RNG), error("shape")),
+    ("dropout_mask shape=2.5", lambda: h.training.trainer.dropout_mask(2.5, 0.5, RNG), error("shape")),
+    ("dropout_mask rng=0", lambda: h.training.trainer.dropout_mask((2,), 0.5, 0), error("rng")),
+    ("init_weights n_embd=10**6", lambda: h.training.trainer.init_weights(0, n_embd=10**6), error("n_embd")),
     ("complete max_new_tokens=10**400", lambda: h.complete("a", BIG), error("max_new_tokens")),
     ("complete max_new_tokens=IntLike(2)", lambda: h.complete("a", IntLike(2)), value(lambda r: r == h.complete("a", 2))),
     ("verify max_len=-10**400", lambda: h.verify(-BIG), error("max_len")),
@@ -160,7 +160,7 @@ PROBES = [
     ("init_params seed=10**400", lambda: h.init_params(CONFIG, seed=BIG), value(lambda p: "encoder" in p)),
     ("init_params seed=1.5", lambda: h.init_params(CONFIG, seed=1.5), error("seed")),
     ("init_params seed='0'", lambda: h.init_params(CONFIG, seed="0"), error("seed")),
-    ("init_weights seed=-5", lambda: h.training.init_weights(-5), error("seed")),
+    ("init_weights seed=-5", lambda: h.training.trainer.init_weights(-5), error("seed")),
     ("train seed=-1", lambda: h.train("aab", steps=1, seed=-1), error("seed")),
     ("train seed=True", lambda: h.train("aab", steps=1, seed=True), error("seed")),
     # arrays: ragged, subclasses, object, complex, strings, empty, wrong dims
@@ -209,8 +209,8 @@ PROBES = [
     ("greedy_decode bos 10**400", lambda: h.greedy_decode(PARAMS, CONFIG, [1, 2], bos=BIG, eos=1, max_len=3), error("bos")),
     ("greedy_decode src 2-d", lambda: h.greedy_decode(PARAMS, CONFIG, [[1, 2]], bos=0, eos=1, max_len=3), error("src")),
     ("greedy_decode max_len 10**400", lambda: h.greedy_decode(PARAMS, CONFIG, [1, 2], bos=0, eos=1, max_len=BIG), error("max_len")),
-    ("seq2seq_loss_and_grads src floats", lambda: h.seq2seq_training.seq2seq_loss_and_grads(PARAMS, CONFIG, [[1.0]], [[0]], [[1]]), error("src")),
-    ("seq2seq_loss_and_grads src ragged", lambda: h.seq2seq_training.seq2seq_loss_and_grads(PARAMS, CONFIG, [[1], [1, 2]], [[0]], [[1]]), error("src")),
+    ("seq2seq_loss_and_grads src floats", lambda: h.seq2seq.training.seq2seq_loss_and_grads(PARAMS, CONFIG, [[1.0]], [[0]], [[1]]), error("src")),
+    ("seq2seq_loss_and_grads src ragged", lambda: h.seq2seq.training.seq2seq_loss_and_grads(PARAMS, CONFIG, [[1], [1, 2]], [[0]], [[1]]), error("src")),
     ("format_matrix ragged", lambda: h.format_matrix([[1.0], [1.0, 2.0]]), error("matrix")),
     ("format_matrix masked", lambda: h.format_matrix(np.ma.ones((2, 2))), error("matrix")),
     ("show rows a number", lambda: h.show([[1.0, 2.0]], rows=3), error("rows")),
@@ -220,9 +220,9 @@ PROBES = [
     ("evaluate text None", lambda: h.evaluate(None), error("text")),
     ("compile_pattern pattern bytes", lambda: h.compile_pattern(b"ab"), error("pattern")),
     ("compile_pattern dtype 'fast'", lambda: h.compile_pattern("ab", dtype="fast"), error("dtype")),
-    ("adam_step step=10**400", lambda: h.training.adam_step([np.zeros(2)], [np.ones(2)], [(np.zeros(2), np.zeros(2))], BIG, 0.1), error("step")),
-    ("adam_step grads ragged", lambda: h.training.adam_step([np.zeros(2)], [[1.0, [2.0]]], [(np.zeros(2), np.zeros(2))], 1, 0.1), error("grads")),
-    ("adam_step lr NaN", lambda: h.training.adam_step([np.zeros(2)], [np.ones(2)], [(np.zeros(2), np.zeros(2))], 1, NAN), error("lr")),
+    ("adam_step step=10**400", lambda: h.training.trainer.adam_step([np.zeros(2)], [np.ones(2)], [(np.zeros(2), np.zeros(2))], BIG, 0.1), error("step")),
+    ("adam_step grads ragged", lambda: h.training.trainer.adam_step([np.zeros(2)], [[1.0, [2.0]]], [(np.zeros(2), np.zeros(2))], 1, 0.1), error("grads")),
+    ("adam_step lr NaN", lambda: h.training.trainer.adam_step([np.zeros(2)], [np.ones(2)], [(np.zeros(2), np.zeros(2))], 1, NAN), error("lr")),
     ("induction_attention text 10**400", lambda: h.induction_attention(h.induction_head(), BIG), error("text")),
     ("verify_induction dtypes 'x'", lambda: h.verify_induction(dtypes="float64"), error("dtypes")),
     # extreme finite values: right, or a clear error naming the argument
@@ -259,7 +259,7 @@ PROBES = [
     ("smoothed_targets smoothing 1e-320", lambda: h.smoothed_targets([0], 2, 1e-320), value(close([[1, 0]]))),
     # state: a failing call changes nothing
     ("adam_step read-only param", lambda: adam_read_only(), value(lambda r: r)),
-    ("adam_step a list param", lambda: h.training.adam_step([[0.0, 0.0]], [np.ones(2)], [(np.zeros(2), np.zeros(2))], 1, 0.1), error("params")),
+    ("adam_step a list param", lambda: h.training.trainer.adam_step([[0.0, 0.0]], [np.ones(2)], [(np.zeros(2), np.zeros(2))], 1, 0.1), error("params")),
     # callbacks
     ("greedy_search step_fn returns a str", lambda: h.greedy_search(lambda t: "ab", [0], 3), error("step_fn")),
     ("greedy_search step_fn returns ragged", lambda: h.greedy_search(lambda t: [[0.0], [0.0, 1.0]], [0], 3), error("step_fn")),
@@ -268,10 +268,10 @@ PROBES = [
     ("ffn activation np.tanh", lambda: h.ffn(X, EYE, EYE, activation=np.tanh), value(finite)),
     ("describe of a str", lambda: h.describe("aab"), error("model")),
     ("trace model a list", lambda: h.trace("ab", [1, 2]), error("model")),
-    ("exact_match of a dict", lambda: h.seq2seq_training.exact_match({}), error("result")),
-    ("task_pairs rng=None", lambda: h.seq2seq_training.task_pairs("copy", 2, 3, 4, None), error("rng")),
-    ("task_pairs n_pairs=10**400", lambda: h.seq2seq_training.task_pairs("copy", BIG, 3, 4, RNG), error("n_pairs")),
-    ("task_pairs length=10**400", lambda: h.seq2seq_training.task_pairs("copy", 2, BIG, 4, RNG), error("length")),
+    ("exact_match of a dict", lambda: h.seq2seq.training.exact_match({}), error("result")),
+    ("task_pairs rng=None", lambda: h.seq2seq.training.task_pairs("copy", 2, 3, 4, None), error("rng")),
+    ("task_pairs n_pairs=10**400", lambda: h.seq2seq.training.task_pairs("copy", BIG, 3, 4, RNG), error("n_pairs")),
+    ("task_pairs length=10**400", lambda: h.seq2seq.training.task_pairs("copy", 2, BIG, 4, RNG), error("length")),
 ]
 
 
@@ -284,7 +284,7 @@ def adam_read_only():
     param, m, v = np.zeros(3), np.zeros(3), np.zeros(3)
     param.setflags(write=False)
     try:
-        h.training.adam_step([param], [np.ones(3)], [(m, v)], 1, 0.1)
+        h.training.trainer.adam_step([param], [np.ones(3)], [(m, v)], 1, 0.1)
     except (ValueError, TypeError) as error:
         return "params" in str(error) and not m.any() and not v.any()
     return False

@@ -27,8 +27,8 @@ from handtf import (
     soft_cross_entropy,
     softmax_backward,
 )
-from handtf.gpt_grads import loss_and_grads
-from handtf.picogpt import gpt2, gpt2_block, gpt2_block_backward
+from handtf.training.backprop import loss_and_grads
+from handtf.model.picogpt import gpt2, gpt2_block, gpt2_block_backward
 
 TOLERANCE = 1e-6
 

@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pytest
 
-from handtf.compiler import GPT2_SMALL, LG, MAX_CHARS, compile_pattern, context_needed, shortest_period
+from handtf.patterns.compiler import GPT2_SMALL, LG, MAX_CHARS, compile_pattern, context_needed, shortest_period
 
 
 # ---- an independent GPT-2 forward pass (after picoGPT) ----

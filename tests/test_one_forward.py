@@ -1,7 +1,7 @@
 """One forward pass per architecture: each block, norm and attention is defined once, and everything runs it.
 
 The same for the backward pass and the optimiser: each backward function sits right below its forward
-function, and every trainer runs the one Adam, schedule and dropout mask of ``handtf.training``.
+function, and every trainer runs the one Adam, schedule and dropout mask of ``handtf.training.trainer``.
 
 Two checks. ``test_*_runs_the_one_*`` replaces the one function that defines a
 piece of maths wherever handtf holds it (module attributes, dicts such as
@@ -21,10 +21,10 @@ import pytest
 
 import handtf
 from handtf import MODEL, compile_pattern, gpt, gpt2, trace, train_induction
-from handtf.gpt_grads import loss_and_grads
+from handtf.training.backprop import loss_and_grads
 from handtf.seq2seq import Config, forward, init_params
-from handtf.seq2seq_training import seq2seq_loss_and_grads, train_seq2seq
-from handtf.training import leaves, margins, pattern_windows, train
+from handtf.seq2seq.training import seq2seq_loss_and_grads, train_seq2seq
+from handtf.training.trainer import leaves, margins, pattern_windows, train
 
 ROOT = Path(__file__).resolve().parent.parent
 MODULES = [importlib.import_module(m.name) for m in pkgutil.walk_packages(handtf.__path__, "handtf.")]
@@ -138,13 +138,13 @@ def adam_from_other_moments(real):
 
 # each piece of maths: the one function that defines it, and the entry points that must run it
 REGISTRY = {
-    "the GPT-2 block": ("picogpt", "gpt2_block", GPT2_POINTS),
-    "the hand-made block (gpt's special case)": ("model", "transformer_block", ["gpt", "trace"]),
-    "attention": ("attend", "attention", list(ENTRY_POINTS)),
-    "multi-head self-attention": ("attend", "mha", GPT2_POINTS),
-    "the encoder-decoder's attention": ("attend", "multi_head_attention", SEQ2SEQ_POINTS),
-    "layer norm": ("layers", "layer_norm", ["gpt2", "loss_and_grads", "train's margins", *SEQ2SEQ_POINTS]),
-    "the feed-forward network": ("layers", "ffn", ["gpt2", "trace of a compiled pattern", "loss_and_grads",
+    "the GPT-2 block": ("model.picogpt", "gpt2_block", GPT2_POINTS),
+    "the hand-made block (gpt's special case)": ("model.transformer", "transformer_block", ["gpt", "trace"]),
+    "attention": ("blocks.attend", "attention", list(ENTRY_POINTS)),
+    "multi-head self-attention": ("blocks.attend", "mha", GPT2_POINTS),
+    "the encoder-decoder's attention": ("blocks.attend", "multi_head_attention", SEQ2SEQ_POINTS),
+    "layer norm": ("blocks.layers", "layer_norm", ["gpt2", "loss_and_grads", "train's margins", *SEQ2SEQ_POINTS]),
+    "the feed-forward network": ("blocks.layers", "ffn", ["gpt2", "trace of a compiled pattern", "loss_and_grads",
                                                    *SEQ2SEQ_POINTS]),
     "the paper's residual norm": ("seq2seq", "post_norm", [p for p in SEQ2SEQ_POINTS if "post" in p]),
     "GPT-2's residual norm": ("seq2seq", "pre_norm", [p for p in SEQ2SEQ_POINTS if "pre" in p]),
@@ -152,17 +152,17 @@ REGISTRY = {
     "the decoder block": ("seq2seq", "decoder_block", SEQ2SEQ_POINTS),
     "the encoder-decoder's embedding": ("seq2seq", "embed", SEQ2SEQ_POINTS),
     # the backward pass: each backward function, written once beside its forward one, is the one the trainers run
-    "the GPT-2 block's backward": ("picogpt", "gpt2_block_backward", ["loss_and_grads' gradients"],
+    "the GPT-2 block's backward": ("model.picogpt", "gpt2_block_backward", ["loss_and_grads' gradients"],
                                    backward_with_a_larger_dout),
-    "multi-head self-attention's backward": ("attend", "mha_backward", ["loss_and_grads' gradients"],
+    "multi-head self-attention's backward": ("blocks.attend", "mha_backward", ["loss_and_grads' gradients"],
                                              backward_with_a_larger_dout),
-    "the encoder-decoder's attention's backward": ("attend", "multi_head_attention_backward", SEQ2SEQ_GRADS,
+    "the encoder-decoder's attention's backward": ("blocks.attend", "multi_head_attention_backward", SEQ2SEQ_GRADS,
                                                    backward_with_a_larger_dout),
-    "layer norm's backward": ("layers", "layer_norm_backward", ["loss_and_grads' gradients", *SEQ2SEQ_GRADS],
+    "layer norm's backward": ("blocks.layers", "layer_norm_backward", ["loss_and_grads' gradients", *SEQ2SEQ_GRADS],
                               backward_with_a_larger_dout),
-    "the feed-forward network's backward": ("layers", "ffn_backward", ["loss_and_grads' gradients", *SEQ2SEQ_GRADS],
+    "the feed-forward network's backward": ("blocks.layers", "ffn_backward", ["loss_and_grads' gradients", *SEQ2SEQ_GRADS],
                                             backward_with_a_larger_dout),
-    "the embedding lookup's backward": ("layers", "embedding_backward", ["loss_and_grads' gradients", *SEQ2SEQ_GRADS],
+    "the embedding lookup's backward": ("blocks.layers", "embedding_backward", ["loss_and_grads' gradients", *SEQ2SEQ_GRADS],
                                         backward_with_a_larger_dout),
     "the encoder-decoder's embedding's backward": ("seq2seq", "embed_backward", SEQ2SEQ_GRADS,
                                                    backward_with_a_larger_dout),
@@ -172,11 +172,11 @@ REGISTRY = {
                                          backward_with_a_larger_dout),
     "the encoder block's backward": ("seq2seq", "encoder_block_backward", SEQ2SEQ_GRADS, backward_with_a_larger_dout),
     "the decoder block's backward": ("seq2seq", "decoder_block_backward", SEQ2SEQ_GRADS, backward_with_a_larger_dout),
-    # the optimiser: every trainer runs handtf.training's
-    "Adam's step": ("training", "adam_step", TRAINERS, adam_with_a_larger_rate),
-    "Adam's moments": ("training", "adam_moments", TRAINERS, adam_from_other_moments),
-    "the learning-rate schedule": ("training", "learning_rate", ["train", "train_seq2seq"]),
-    "dropout's mask": ("training", "dropout_mask", ["seq2seq_loss_and_grads with dropout", "train_seq2seq"]),
+    # the optimiser: every trainer runs handtf.training.trainer's
+    "Adam's step": ("training.trainer", "adam_step", TRAINERS, adam_with_a_larger_rate),
+    "Adam's moments": ("training.trainer", "adam_moments", TRAINERS, adam_from_other_moments),
+    "the learning-rate schedule": ("training.trainer", "learning_rate", ["train", "train_seq2seq"]),
+    "dropout's mask": ("training.trainer", "dropout_mask", ["seq2seq_loss_and_grads with dropout", "train_seq2seq"]),
 }
 
 
@@ -196,11 +196,11 @@ def test_every_entry_point_runs_the_one_function(monkeypatch, maths):
 
 def test_the_entry_point_test_would_catch_a_copy(monkeypatch):
     """Not vacuous: a trainer with its own copy of the GPT-2 block keeps its loss when the one block changes."""
-    import handtf.gpt_grads
+    import handtf.training.backprop
 
-    real = handtf.picogpt.gpt2_block
-    copy = handtf.picogpt.gpt2_block.__wrapped__  # the same maths, but a second name the patch does not reach
-    monkeypatch.setattr(handtf.gpt_grads, "gpt2_block", copy)
+    real = handtf.model.picogpt.gpt2_block
+    copy = handtf.model.picogpt.gpt2_block.__wrapped__  # the same maths, but a second name the patch does not reach
+    monkeypatch.setattr(handtf.training.backprop, "gpt2_block", copy)
     before = ENTRY_POINTS["loss_and_grads"]()
     replace_everywhere(monkeypatch, real, lambda *a, **k: real(*a, **k) * 1.5)
     np.testing.assert_array_equal(ENTRY_POINTS["loss_and_grads"](), before)
@@ -222,7 +222,7 @@ ATTENTIONS = {"mha", "causal_self_attention", "multi_head_attention", "attention
 FORMULAS = {
     "a block's residual sum around attention, x + attn(...)": (
         lambda n: isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and calls_in(n.right, ATTENTIONS),
-        {"picogpt.gpt2_block", "picogpt.gpt2_block_backward", "model.transformer_block"},
+        {"model.picogpt.gpt2_block", "model.picogpt.gpt2_block_backward", "model.transformer.transformer_block"},
     ),
     "a norm around a residual sum, LayerNorm(x + ...)": (
         lambda n: is_call_to(n, {"layer_norm"}) and any(isinstance(a, ast.BinOp) and isinstance(a.op, ast.Add)
@@ -231,38 +231,38 @@ FORMULAS = {
     ),
     "a residual sum around a norm, x + f(LayerNorm(x))": (
         lambda n: isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and calls_in(n.right, {"layer_norm"}),
-        {"seq2seq.blocks.pre_norm", "picogpt.gpt2_block"},  # GPT-2's block is pre-norm, written inline as picoGPT writes it
+        {"seq2seq.blocks.pre_norm", "model.picogpt.gpt2_block"},  # GPT-2's block is pre-norm, written inline as picoGPT writes it
     ),
     "layer norm's variance": (
         lambda n: is_call_to(n, {"var"}),
-        {"layers.layer_norm", "layers.layer_norm_backward"},
+        {"blocks.layers.layer_norm", "blocks.layers.layer_norm_backward"},
     ),
     "attention's scores, q @ k^T": (
         lambda n: isinstance(n, ast.BinOp) and isinstance(n.op, ast.MatMult) and ast.unparse(n.right).startswith("k."),
-        {"attend.attention_weights"},
+        {"blocks.attend.attention_weights"},
     ),
     "GPT-2's embedding, wte[inputs] + wpe[...]": (
         lambda n: isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and "wte" in ast.unparse(n.left)
         and "wpe" in ast.unparse(n.right),
-        {"picogpt.gpt2", "model.gpt", "gpt_grads.loss_and_grads"},
+        {"model.picogpt.gpt2", "model.transformer.gpt", "training.backprop.loss_and_grads"},
     ),
     # the optimiser, which every trainer shares
     "Adam's running means, beta * m + (1 - beta) * g": (
         lambda n: isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) and getattr(n.left, "value", None) == 1
         and "beta" in ast.unparse(n.right),
-        {"training.adam_step"},
+        {"training.trainer.adam_step"},
     ),
     "Adam's starting moments, a pair of zero arrays a weight": (
         lambda n: isinstance(n, ast.Tuple) and len(n.elts) == 2 and all(is_call_to(e, {"zeros_like"}) for e in n.elts),
-        {"training.adam_moments"},
+        {"training.trainer.adam_moments"},
     ),
     "the warm-up schedule, step**-0.5 and warmup**-1.5": (
         lambda n: isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow) and ast.unparse(n.right) in ("-0.5", "-1.5"),
-        {"training.learning_rate"},
+        {"training.trainer.learning_rate"},
     ),
     "dropout's mask, rng.random(shape) >= rate": (
         lambda n: isinstance(n, ast.Compare) and calls_in(n.left, {"random"}),
-        {"training.dropout_mask"},
+        {"training.trainer.dropout_mask"},
     ),
 }
 
@@ -340,9 +340,9 @@ def train_my_way(weights, grads, steps, warmup, rng):
 # ---- each backward function sits right below its forward function
 
 # backward functions whose forward pass is not a function of the package
-NO_FORWARD_FUNCTION = {"layers.embedding_backward": "its forward is numpy's lookup wte[tokens], a line of gpt2"}
+NO_FORWARD_FUNCTION = {"blocks.layers.embedding_backward": "its forward is numpy's lookup wte[tokens], a line of gpt2"}
 # backward functions named otherwise than their forward function
-FORWARD_OF = {"loss.cross_entropy_backward": "soft_cross_entropy"}  # cross_entropy is its case of one-hot targets
+FORWARD_OF = {"blocks.loss.cross_entropy_backward": "soft_cross_entropy"}  # cross_entropy is its case of one-hot targets
 
 
 def backward_functions(sources):
@@ -369,8 +369,8 @@ def test_every_backward_function_sits_right_below_its_forward_function():
     assert misplaced(package_sources()) == [], "put each backward function right below its forward function"
     assert set(NO_FORWARD_FUNCTION) | set(FORWARD_OF) <= set(found), "an exception no longer needed"
     # the scan sees every backward function, the encoder-decoder's too
-    assert {"activations.softmax_backward", "attend.attention_backward", "layers.layer_norm_backward",
-            "picogpt.gpt2_block_backward", "seq2seq.blocks.embed_backward", "seq2seq.blocks.post_norm_backward",
+    assert {"blocks.activations.softmax_backward", "blocks.attend.attention_backward", "blocks.layers.layer_norm_backward",
+            "model.picogpt.gpt2_block_backward", "seq2seq.blocks.embed_backward", "seq2seq.blocks.post_norm_backward",
             "seq2seq.blocks.pre_norm_backward", "seq2seq.blocks.encoder_block_backward",
             "seq2seq.blocks.decoder_block_backward"} <= set(found)
 
@@ -385,10 +385,10 @@ def post_norm_backward(dout, x, sublayer, ln, keep=1.0): ...
 def pre_norm_backward(dout, x, sublayer, ln, keep=1.0): ...
 def check_embed_backward(dout, tokens, wte): ...
 '''
-    assert misplaced({"seq2seq_training": old}) == [
-        "seq2seq_training.embed_backward (after task_pairs)",
-        "seq2seq_training.post_norm_backward (after embed_backward)",
-        "seq2seq_training.pre_norm_backward (after post_norm_backward)",
+    assert misplaced({"seq2seq.training": old}) == [
+        "seq2seq.training.embed_backward (after task_pairs)",
+        "seq2seq.training.post_norm_backward (after embed_backward)",
+        "seq2seq.training.pre_norm_backward (after post_norm_backward)",
     ]
     assert misplaced({"blocks": "def pre_norm(x): ...\ndef pre_norm_backward(dout, x): ...\n"}) == []
 
@@ -397,7 +397,7 @@ def test_every_field_of_a_trace_is_a_variable_of_its_function():
     """The trace's names are the code's: each field reads a variable the forward function really has."""
     import inspect
 
-    from handtf.tracing import PATTERN_STEPS, STEPS, PatternTrace, Trace
+    from handtf.model.tracing import PATTERN_STEPS, STEPS, PatternTrace, Trace
 
     for steps, kind in ((STEPS, Trace), (PATTERN_STEPS, PatternTrace)):
         for field, (function, variable, _) in steps.items():

@@ -28,7 +28,7 @@ from handtf import (
     valid_contexts,
     verify,
 )
-from handtf.compiler import LG
+from handtf.patterns.compiler import LG
 
 
 def repetition(pattern, n):

@@ -8,7 +8,7 @@ import pytest
 
 from handtf import gpt, verify
 from handtf import cross_entropy_backward, smoothed_targets, soft_cross_entropy
-from handtf.training import (
+from handtf.training.trainer import (
     adam_step,
     determined,
     dropout,
@@ -20,7 +20,7 @@ from handtf.training import (
     pattern_windows,
     train,
 )
-from handtf.weights import MODEL
+from handtf.model.weights import MODEL
 
 # ---------------------------------------------------------------- Adam
 

@@ -5,7 +5,7 @@ connections and the two blocks of "Attention Is All You Need" (section 3), built
 building blocks (``attend``, ``layers``, ``masks``, ``positions``). The paper puts the norm after the
 sum, ``LayerNorm(x + Sublayer(x))`` (``post_norm``); GPT-2 puts it before, ``x + Sublayer(LayerNorm(x))``
 (``pre_norm``). ``keep`` holds the dropout masks of the sublayers' outputs (1.0, no dropout, by default):
-``handtf.seq2seq_training`` runs these very blocks with dropout.
+``handtf.seq2seq.training`` runs these very blocks with dropout.
 
 A backward function takes ``dout`` (the gradient for its forward function's output) and its forward
 function's own arguments, and returns ``dx`` and the gradients of the weights, keyed like the weights.
@@ -15,12 +15,12 @@ import math
 
 import numpy as np
 
-from ..activations import relu
-from ..attend import multi_head_attention, multi_head_attention_backward
+from ..blocks.activations import relu
+from ..blocks.attend import multi_head_attention, multi_head_attention_backward
 from ..checks import check_array, check_callable, check_dout, check_ids, check_keys, check_mask, check_n_head, check_tree, checked, dense_width
-from ..layers import embedding_backward, ffn, ffn_backward, layer_norm, layer_norm_backward
-from ..masks import causal_mask
-from ..positions import positional_encoding
+from ..blocks.layers import embedding_backward, ffn, ffn_backward, layer_norm, layer_norm_backward
+from ..blocks.masks import causal_mask
+from ..blocks.positions import positional_encoding
 
 
 @checked

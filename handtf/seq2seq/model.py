@@ -10,7 +10,7 @@ final norm after its blocks.
 The sizes are a :class:`handtf.seq2seq.Config`, kept apart from the weights as nanoGPT keeps its
 ``GPTConfig``: :func:`handtf.init_params` makes the weights (only arrays, in nested dicts), and
 ``encode``, ``decode`` and ``forward`` take the config next to them. The weights are seeded random
-numbers, not trained ones: outputs are reproducible but meaningless; ``handtf.seq2seq_training`` trains
+numbers, not trained ones: outputs are reproducible but meaningless; ``handtf.seq2seq.training`` trains
 them. Token arrays are ``[n_seq]`` or ``[n_batch, n_seq]``; ``...`` in a shape comment stands for either.
 """
 
@@ -21,7 +21,7 @@ import numpy as np
 
 from ..checks import check_elements, check_finite_result, check_n_head, check_count, check_seed, check_tree
 from ..checks import check_ids, checked, numbers_in, read_array
-from ..layers import layer_norm
+from ..blocks.layers import layer_norm
 from .blocks import RESIDUALS, block_shapes, check_memory, check_src_mask, decoder_block, embed, encoder_block
 
 

@@ -5,7 +5,7 @@ import functools
 import numpy as np
 
 import handtf
-from handtf.induction import induction_attention
+from handtf.patterns.induction import induction_attention
 
 from .common import C, Normalize, heatmap, plt, tidy
 from .registry import figure

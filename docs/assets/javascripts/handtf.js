@@ -93,7 +93,7 @@ export function checkModel(model) {
 const FINITE_MODELS = new Map();
 
 /**
- * As `handtf.weights.check_finite_model`: a model of handtf's shape (a vocabulary of N_VOCAB tokens,
+ * As `handtf.model.weights.check_finite_model`: a model of handtf's shape (a vocabulary of N_VOCAB tokens,
  * at least N_CTX positions) whose logits are finite for every input it can see. With two tokens there
  * are 2**N_CTX full windows, and row i of a window's logits is the logits of its first i + 1 tokens
  * (the causal mask), so one pass over each of them checks every input. Returns [n_vocab, n_ctx, n_embd].

@@ -1,4 +1,4 @@
-// The induction model live on its page: a port of handtf.induction (the rule, the forward pass of
+// The induction model live on its page: a port of handtf.patterns.induction (the rule, the forward pass of
 // the two-layer model, both heads' attention) and the widget that shows it.
 //
 // The weights come from induction-model.js, which hooks/playground.py writes from
@@ -18,7 +18,7 @@ import { CHARS, EMBED_LABELS, MODEL, N_CTX, N_HEAD } from "./induction-model.js"
 /** The generated model, in the form of handtf's InductionHead (chars, n_ctx, n_head, weights). */
 export const INDUCTION = deepFreeze({ chars: CHARS, n_ctx: N_CTX, n_head: N_HEAD, weights: MODEL, embed_labels: EMBED_LABELS });
 
-// ------------------------------------------------------------ checks at the boundary (as handtf.induction's)
+// ------------------------------------------------------------ checks at the boundary (as handtf.patterns.induction's)
 
 /** Python's repr of a str: single quotes unless it holds ' and no ", backslashes and controls escaped. */
 export function pyRepr(text) {
