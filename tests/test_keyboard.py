@@ -352,11 +352,11 @@ def test_forced_colours_show_the_edited_weight(opened):
     page = opened("playground/?edit=c_attn.w.1.0:7")
     page.emulate_media(forced_colors="active")
     drawn(page)
-    cells = {key: page.locator(f"td[data-key='{key}']") for key in ("c_attn.w.1.0", "c_attn.w.1.1")}
+    cells = {key: page.locator(f"td[data-key='{key}']") for key in ("c_attn.w.1.0", "c_attn.w.1.2")}
     looks = {key: page.evaluate("""el => { const s = getComputedStyle(el);
         return {style: s.borderTopStyle, width: parseFloat(s.borderTopWidth), shadow: s.boxShadow}; }""",
                                 cell.element_handle()) for key, cell in cells.items()}
-    edited, plain = looks["c_attn.w.1.0"], looks["c_attn.w.1.1"]
+    edited, plain = looks["c_attn.w.1.0"], looks["c_attn.w.1.2"]
     assert edited["style"] == "dashed" and edited["width"] >= 2 and plain["style"] != "dashed", looks
     shots = {key: Image.open(BytesIO(cell.screenshot())).convert("L") for key, cell in cells.items()}
     folder = os.environ.get("HANDTF_SCREENSHOTS")
@@ -364,7 +364,7 @@ def test_forced_colours_show_the_edited_weight(opened):
         Path(folder).mkdir(parents=True, exist_ok=True)
         page.locator("figure[data-name=c_attn]").screenshot(path=str(Path(folder) / "forced-colours-edited-weight.png"))
     edge = {key: edge_ink(shot) for key, shot in shots.items()}
-    assert edge["c_attn.w.1.0"] > 2 * edge["c_attn.w.1.1"] + 10, edge
+    assert edge["c_attn.w.1.0"] > 2 * edge["c_attn.w.1.2"] + 10, edge
 
 
 def edge_ink(image):

@@ -39,24 +39,25 @@
     document.querySelectorAll(".md-select").forEach(function (select) {
       var button = select.querySelector("button");
       var hovered = false;
-      function sync() {
-        var within = select.contains(document.activeElement);
+      // within: whether the focus is (or is about to be) inside the menu
+      function sync(within) {
         if (!hovered && !within) select.removeAttribute("data-handtf-dismissed");
         var open = (hovered || within) && !select.hasAttribute("data-handtf-dismissed");
         if (button) button.setAttribute("aria-expanded", open ? "true" : "false");
       }
-      select.addEventListener("mouseenter", function () { hovered = true; sync(); });
-      select.addEventListener("mouseleave", function () { hovered = false; sync(); });
-      select.addEventListener("focusin", sync);
-      select.addEventListener("focusout", function () { setTimeout(sync, 0); });
+      function focusWithin() { return select.contains(document.activeElement); }
+      select.addEventListener("mouseenter", function () { hovered = true; sync(focusWithin()); });
+      select.addEventListener("mouseleave", function () { hovered = false; sync(focusWithin()); });
+      select.addEventListener("focusin", function () { sync(true); });
+      select.addEventListener("focusout", function (event) { sync(select.contains(event.relatedTarget)); });
       document.addEventListener("keydown", function (event) {
         if (event.key !== "Escape" || !(hovered || select.contains(document.activeElement))) return;
         if (select.hasAttribute("data-handtf-dismissed")) return;
         select.setAttribute("data-handtf-dismissed", "");
-        if (select.contains(document.activeElement) && button) button.focus();
-        sync();
+        if (focusWithin() && button) button.focus();
+        sync(focusWithin());
       });
-      sync();
+      sync(focusWithin());
     });
   }
 
