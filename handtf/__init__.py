@@ -54,6 +54,7 @@ from .seq2seq.decoding import (  # noqa: E402
 )
 from .display import format_matrix, format_number, show  # noqa: E402
 from .model.evaluation import Evaluation, Verification, evaluate, next_token_logits, valid_contexts, verify  # noqa: E402
+from .patterns.addition import Adder, AdderCheck, adder, adder_steps, adderboard_pairs, verify_adder, verify_pairs  # noqa: E402
 from .patterns.induction import (  # noqa: E402
     InductionCheck,
     InductionHead,
@@ -63,7 +64,7 @@ from .patterns.induction import (  # noqa: E402
     train_induction,
     verify_induction,
 )
-from .model.inference import complete, context_window, explain, explain_rows, next_token_probs, predict  # noqa: E402
+from .model.inference import HAND_MADE, HandMade, complete, context_window, explain, explain_rows, next_token_probs, predict  # noqa: E402
 from .blocks.activations import gelu, gelu_backward, log_softmax, relu, relu_backward, softmax, softmax_backward  # noqa: E402
 from .blocks.attend import (  # noqa: E402
     attend_heads,
@@ -72,8 +73,6 @@ from .blocks.attend import (  # noqa: E402
     attention_backward,
     attention_weights,
     merge_heads,
-    mha,
-    mha_backward,
     multi_head_attention,
     multi_head_attention_backward,
     split_heads,
@@ -81,8 +80,17 @@ from .blocks.attend import (  # noqa: E402
 from .blocks.layers import embedding_backward, ffn, ffn_backward, layer_norm, layer_norm_backward, linear, linear_backward  # noqa: E402
 from .blocks.loss import cross_entropy, cross_entropy_backward, smoothed_targets, soft_cross_entropy  # noqa: E402
 from .blocks.masks import causal_mask, padding_mask  # noqa: E402
-from .model.picogpt import gpt2, gpt2_block  # noqa: E402
-from .model.transformer import causal_self_attention, gpt, transformer_block  # noqa: E402
+from .model.transformer import (  # noqa: E402
+    causal_self_attention,
+    causal_self_attention_backward,
+    gpt,
+    gpt2,
+    gpt2_block,
+    mha,
+    mha_backward,
+    transformer_block,
+    transformer_block_backward,
+)
 from .blocks.positions import position_shift_matrix, positional_encoding, rope  # noqa: E402
 from .model.recording import Recorder  # noqa: E402
 from .seq2seq import Config, decode, encode, forward, init_params  # noqa: E402

@@ -272,7 +272,40 @@ PROBES = [
     ("task_pairs rng=None", lambda: h.seq2seq.training.task_pairs("copy", 2, 3, 4, None), error("rng")),
     ("task_pairs n_pairs=10**400", lambda: h.seq2seq.training.task_pairs("copy", BIG, 3, 4, RNG), error("n_pairs")),
     ("task_pairs length=10**400", lambda: h.seq2seq.training.task_pairs("copy", 2, BIG, 4, RNG), error("length")),
+    # issue 42: shared state, silent answers, unbounded work
+    ("MODEL's bias written", lambda: write_refused(lambda: h.MODEL["blocks"][0]["attn"]["c_proj"]["b"].__setitem__(5, 0.0)), value(lambda r: r)),
+    ("GPT2_SMALL's n_head written", lambda: write_refused(lambda: h.GPT2_SMALL.__setitem__("n_head", 1)), value(lambda r: r)),
+    ("split_heads result written", lambda: written_result_leaves_x(lambda x: h.split_heads(x, 2)), value(lambda r: r)),
+    ("verify_induction dtypes twice", lambda: h.verify_induction(h.induction_head("ab", n_ctx=4), (np.float64, np.float64)), error("dtypes")),
+    ("adam_step m is v", lambda: h.training.trainer.adam_step([np.zeros(2)], [np.ones(2)], [(M, M)], 1, 0.1), error("moments")),
+    ("attention scores + mask overflow", lambda: h.attention(np.array([[1e154]]), np.array([[-1e154], [-1e154]]), np.eye(2), np.full((1, 2), -1e308)), error("mask")),
+    ("ffn activation giving NaN", lambda: h.ffn(X, EYE, EYE, activation=lambda x: x * NAN), error("activation")),
+    ("softmax_backward negative probs", lambda: h.softmax_backward(np.ones(2), np.array([-0.5, 1.5])), error("probs")),
+    ("dropout training='no'", lambda: h.training.trainer.dropout(np.ones(4), 0.5, RNG, training="no"), error("training")),
+    ("beam_search length_penalty 1e6", lambda: h.beam_search(lambda t: np.log([0.5, 0.5]), [0], 2, 3, length_penalty=1e6), error("length_penalty")),
+    ("cross_entropy target of probability 0", lambda: h.cross_entropy([[0.0, -INF]], [1]), error("target")),
+    ("context_needed period 20,000", lambda: h.context_needed("a" * 19999 + "b"), error("pattern")),
+    ("phases 10,000 x 100,000", lambda: h.phases("a" * 9999 + "b", 100000), error("phases", "k")),
+    ("induction_head 20,000 characters", lambda: h.induction_head("x" * 20000), error("alphabet")),
 ]
+
+M = np.zeros(2)
+
+
+def write_refused(write):
+    """A write into the package's shared state raises and changes no answer."""
+    before = h.evaluate().correct, h.compile_pattern("aaab").n_head
+    try:
+        write()
+    except (TypeError, ValueError, AttributeError):
+        return (h.evaluate().correct, h.compile_pattern("aaab").n_head) == before
+    return False
+
+
+def written_result_leaves_x(call):
+    x = np.arange(8.0).reshape(2, 4)
+    call(x)[...] = -1
+    return bool((x == np.arange(8.0).reshape(2, 4)).all())
 
 
 def overflowing():
@@ -375,6 +408,10 @@ CLI = [
     ("closed stderr and a bad argument", ["complete", "a", "-n", "-1"], "close-stderr", {2}),
     ("closed stdin", ["complete", "a"], "close-stdin", {0}),
     ("a huge -n on predict", ["predict", "a", "-n", "5"], None, {2}),
+    ("train --task copy --heads 4", ["train", "--task", "copy", "--heads", "4", "--steps", "1"], None, {2}),
+    ("train abab --task copy", ["train", "abab", "--task", "copy", "--steps", "1"], None, {2}),
+    ("compile aaab --max-len 2", ["compile", "aaab", "--max-len", "2"], "no-stdout", {2}),
+    ("induction --alphabet of 40,000 characters", ["induction", "--alphabet", "".join(map(chr, range(0x4E00, 0x4E00 + 20000))) * 2], None, {2}),
 ]
 
 
@@ -396,6 +433,7 @@ def run_cli(arguments, setup, codes):
             return False, "no answer in 120 s"
     stderr = done.stderr or ""
     clear = done.returncode in codes and "Traceback" not in stderr and len(stderr.strip().splitlines()) <= 1
+    clear = clear and not (setup == "no-stdout" and done.stdout)  # a refusal prints nothing before it
     return clear, f"exit {done.returncode}, stderr {stderr.strip()[:150]!r}"
 
 

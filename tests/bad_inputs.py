@@ -13,6 +13,7 @@ import handtf as h
 NAN, INF = float("nan"), float("inf")
 X = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]])  # [3, 2]
 EYE = {"w": np.eye(2), "b": np.zeros(2)}
+M2 = np.zeros(2)  # one array passed as both of Adam's moments
 QKV = {"w": np.hstack([np.eye(2)] * 3), "b": np.zeros(6)}
 
 
@@ -149,12 +150,12 @@ CASES = [
     ("untok(True)", lambda: h.untok(True), TypeError, r"token must be one integer id"),
     ("untok(array of ids)", lambda: h.untok(np.array([0, 1])), TypeError, r"token must be one integer id, got ndarray"),
     # decoding
-    ("greedy of NaN logits", lambda: h.greedy([0.0, NAN]), ValueError, r"logits must not be NaN or \+inf"),
+    ("greedy of NaN logits", lambda: h.greedy([0.0, NAN]), ValueError, r"logits must not contain NaN or \+inf"),
     ("top_k_filter, top_k = 0", lambda: h.top_k_filter([1.0, 2.0], 0), ValueError, r"top_k must be at least 1"),
     ("top_p_filter, top_p = 0", lambda: h.top_p_filter([1.0, 2.0], 0), ValueError, r"top_p must be in \(0, 1\]"),
     ("apply_temperature, temperature 0", lambda: h.apply_temperature([1.0], 0), ValueError, r"temperature must be a positive finite number"),
     ("sample, rng a seed", lambda: h.sample([1.0, 2.0], rng=0), TypeError, r"rng must be a np.random.Generator"),
-    ("greedy_search, step_fn answers NaN", lambda: h.greedy_search(log_probs_with_nan, [0], 3), ValueError, r"logits must not be NaN"),
+    ("greedy_search, step_fn answers NaN", lambda: h.greedy_search(log_probs_with_nan, [0], 3), ValueError, r"logits must not contain NaN"),
     ("greedy_search, step_fn not a function", lambda: h.greedy_search(None, [0], 3), TypeError, r"step_fn must be a function"),
     ("greedy_search, no start tokens", lambda: h.greedy_search(log_probs_with_nan, [], 3), ValueError, r"start_tokens must be a non-empty list"),
     ("beam_search, beam_width 0", lambda: h.beam_search(log_probs_with_nan, [0], 0, 3), ValueError, r"beam_width must be at least 1"),
@@ -219,7 +220,7 @@ CASES = [
     ("gpt, ragged inputs", lambda: h.gpt([[0, 1], [0]], **h.MODEL), TypeError, r"^inputs must be integer token ids, got a ragged list \(rows of different lengths\)$"),
     ("encode, a ragged src", lambda: h.encode([[1, 2], [1]], PARAMS, CONFIG), TypeError, r"^src must be .*got a ragged list"),
     ("padding_mask, a ragged key_is_pad", lambda: h.padding_mask([[True, False], [True]]), TypeError, r"^key_is_pad must be .*got a ragged list"),
-    ("greedy_search, a step_fn giving None", lambda: h.greedy_search(lambda t: None, [0], 3), TypeError, r"^step_fn must return log-probs \[n_vocab\]: logits must be real numbers, got object values \(None\)$"),
+    ("greedy_search, a step_fn giving None", lambda: h.greedy_search(lambda t: None, [0], 3), TypeError, r"^step_fn must return log-probs \[n_vocab\]: logits must be an array of real numbers, got object values \(None\)$"),
     ("train, seed = -1", lambda: h.train("aab", steps=1, seed=-1), ValueError, r"^seed must be at least 0, got -1 \(numpy's seeds are whole numbers >= 0\)$"),
     ("train_seq2seq, seed = -1", lambda: h.train_seq2seq("copy", steps=1, seed=-1), ValueError, r"^seed must be at least 0, got -1"),
     ("causal_mask, 10**6 positions (8 TB)", lambda: h.causal_mask(10**6), ValueError, r"^n_seq must be at most 10,000 \(handtf allocates at most MAX_ELEMENTS = 100,000,000 numbers\), got 1,000,000$"),
@@ -258,4 +259,23 @@ CASES = [
     ("train, steps = 10**7", lambda: h.train("aab", steps=10**7), ValueError, r"^steps must be at most 1,000,000 \(MAX_STEPS"),
     ("task_pairs, length = 10**400", lambda: h.seq2seq.training.task_pairs("copy", 2, 10**400, 4, np.random.default_rng(0)), ValueError, r"^length must be at most 50, got an integer of 1329 bits"),
     ("train, progress not a function", lambda: h.train("aab", steps=1, progress=3), TypeError, r"^progress must be a function, got int$"),
+    # issue 42: silent wrong answers, misleading messages and unbounded work, each now a clear error
+    ("verify_induction, float64 twice", lambda: h.verify_induction(h.induction_head("ab", n_ctx=4), (np.float64, np.float64)), ValueError, r"^dtypes must name each dtype once \(each is counted on its own\), got float64, float64$"),
+    ("adam_step, m and v one array", lambda: h.training.trainer.adam_step([np.zeros(2)], [np.ones(2)], [(M2, M2)], 1, 0.1), ValueError, r"^moments\[0\] and moments\[0\] must be separate arrays"),
+    ("adam_step, integer moments", lambda: h.training.trainer.adam_step([np.zeros(2)], [np.ones(2)], [(np.zeros(2, int), np.zeros(2, int))], 1, 0.1), TypeError, r"^moments\[0\] must be float arrays"),
+    ("attention, a mask whose sum with the scores overflows", lambda: h.attention(np.array([[1e154]]), np.array([[-1e154], [-1e154]]), np.eye(2), np.full((1, 2), -1e308)), ValueError, r"^the scores plus the mask overflow float64"),
+    ("ffn, an activation giving NaN", lambda: h.ffn(X, EYE, EYE, activation=lambda x: x * NAN), ValueError, r"^activation must give finite real numbers: activation\(x\) must not contain NaN"),
+    ("ffn, an activation changing the shape", lambda: h.ffn(X, EYE, EYE, activation=lambda x: x[..., :1]), ValueError, r"^activation must keep the shape of its input, \(3, 2\)"),
+    ("softmax_backward, negative probabilities", lambda: h.softmax_backward(np.ones(2), np.array([-0.5, 1.5])), ValueError, r"^probs must be softmax's output"),
+    ("dropout, training='no'", lambda: h.training.trainer.dropout(np.ones(4), 0.5, np.random.default_rng(0), training="no"), TypeError, r"^training must be True or False, got 'no'$"),
+    ("beam_search, length_penalty 1e6", lambda: h.beam_search(log_probs_with_nan, [0], 2, 3, length_penalty=1e6), ValueError, r"^length_penalty must be at most 646.1 for max_len = 3"),
+    ("forward, batches of 2 and 3", lambda: h.forward(np.ones((2, 3), int), np.ones((3, 3), int), PARAMS, CONFIG), ValueError, r"^tgt and src must have the same batch size"),
+    ("cross_entropy, a target of probability 0", lambda: h.cross_entropy([[0.0, -INF]], [1]), ValueError, r"^logits give target 1 at \[0\] the logit -inf \(probability 0\), so the loss is infinite"),
+    ("tokenize, chars a set", lambda: h.tokenize("ab", {"a", "b"}), TypeError, r"^chars must be distinct single characters, such as \('a', 'b'\), got a set$"),
+    ("Recorder of a ufunc", lambda: h.Recorder(np.exp), TypeError, r"^functions must be Python functions"),
+    ("context_needed, a period of 20,000", lambda: h.context_needed("a" * 19999 + "b"), ValueError, r"^pattern repeats every 20,000 characters; .*at most 3,072 \(MAX_PERIOD"),
+    ("phases, 10**9 characters", lambda: h.phases("a" * 9999 + "b", 100000), ValueError, r"^phases of 10,000 characters with k = 100,000 make"),
+    ("induction_head, 20,000 characters", lambda: h.induction_head("x" * 20000), ValueError, r"^alphabet must have at most 383 characters"),
+    ("compile_pattern, U+200B in the pattern", lambda: h.compile_pattern("ab\u200b"), ValueError, r"^'\\u200b' at position 2 of the pattern cannot be a token"),
+    ("train_induction, steps above MAX_STEPS", lambda: h.train_induction(steps=10**7), ValueError, r"^steps must be at most 1,000,000 \(MAX_STEPS"),
 ]

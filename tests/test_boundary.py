@@ -169,13 +169,14 @@ def test_no_module_is_over_about_400_lines():
 
 
 def test_there_is_one_attention():
-    """The hand-made model, multi-head attention and the encoder-decoder all call handtf.blocks.attend.attention."""
+    """GPT-2's attention (every head of it), multi-head attention and the encoder-decoder all call handtf.blocks.attend.attention."""
     sources = {path.name: path.read_text(encoding="utf-8") for path in (ROOT / "handtf").rglob("*.py")}
     defining = [name for name, text in sources.items() if re.search(r"^def attention\(", text, re.M)]
     assert defining == ["attend.py"]
     softmax_of_scores = [name for name, text in sources.items() if "k.swapaxes(-1, -2)" in text]
     assert softmax_of_scores == ["attend.py"]
-    assert handtf.model.transformer.attention is handtf.blocks.attend.attention is handtf.attention
+    assert handtf.blocks.attend.attention is handtf.attention
+    assert handtf.model.transformer.attend_heads is handtf.blocks.attend.attend_heads  # which calls attention in every head
 
 
 def test_trace_reports_what_the_forward_pass_computes(monkeypatch):

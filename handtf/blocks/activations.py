@@ -16,6 +16,7 @@ against finite differences in float64.
 """
 
 import math
+from types import MappingProxyType
 
 import numpy as np
 
@@ -84,7 +85,7 @@ def relu_backward(dout, x):
 # --8<-- [end:relu_backward]
 
 
-ACTIVATION_BACKWARD = {gelu: gelu_backward, relu: relu_backward}  # what ffn_backward may call
+ACTIVATION_BACKWARD = MappingProxyType({gelu: gelu_backward, relu: relu_backward})  # what ffn_backward may call
 
 
 @checked(quiet=True, x=check_scores)
@@ -148,4 +149,6 @@ def log_softmax(x):
 
 def check_softmax_backward(dout, probs):
     probs = check_array("probs", probs, min_ndim=1)
+    if (probs < 0).any() or (probs > 1).any() or not np.allclose(probs.sum(axis=-1), 1, rtol=0, atol=1e-3):
+        raise ValueError("probs must be softmax's output: each entry from 0 to 1 and each row summing to 1")
     return {"dout": check_dout(dout, probs.shape), "probs": probs}

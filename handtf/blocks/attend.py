@@ -1,8 +1,9 @@
 """Attention: the one ``attention`` of handtf, and multi-head attention built on it.
 
 ``attention`` is "Attention Is All You Need"'s scaled dot-product attention
-(Vaswani et al., 2017, arXiv:1706.03762, section 3.2.1). The hand-made
-model, the multi-head functions below and the encoder-decoder all call it.
+(Vaswani et al., 2017, arXiv:1706.03762, section 3.2.1). GPT-2's
+``causal_self_attention`` (:mod:`handtf.model.transformer`), the multi-head functions
+below and the encoder-decoder all call it.
 It computes and returns, nothing else; :func:`handtf.trace` keeps its
 variables from outside (:class:`handtf.model.recording.Recorder`) and shows these
 very arrays.
@@ -18,13 +19,8 @@ import math
 import numpy as np
 
 from .activations import softmax, softmax_backward
-from ..checks import (
-    check_array,
-    check_dense,
-    check_mask,
-    check_n_head,
-    checked,
-)
+from ..checks import check_array, check_mask, check_n_head, checked
+from ..layouts import check_dense
 from .layers import linear, linear_backward
 from .masks import causal_mask
 
@@ -193,56 +189,6 @@ def attend_heads_backward(dout, q, k, v, n_head, mask=None):
 
 
 @checked
-# --8<-- [start:mha]
-# [..., n_seq, n_embd] -> [..., n_seq, n_embd]
-def mha(x, c_attn, c_proj, n_head):
-    """GPT-2's causal multi-head self-attention.
-
-    ``c_attn`` maps ``n_embd`` to ``3 * n_embd`` (queries, keys and values side
-    by side); ``c_proj`` maps ``n_embd`` back to ``n_embd``. That is
-    ``4 * n_embd**2 + 4 * n_embd`` numbers for any ``n_head``.
-
-    >>> eye = {"w": np.hstack([np.eye(2)] * 3), "b": np.zeros(6)}
-    >>> emb = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]])
-    >>> mha(emb, eye, {"w": np.eye(2), "b": np.zeros(2)}, n_head=1).round(4)
-    array([[1.    , 0.    ],
-           [0.75  , 0.25  ],
-           [0.3845, 0.6155]])
-    """
-    qkv = linear(x, **c_attn)  # [..., n_seq, n_embd] -> [..., n_seq, 3*n_embd]
-    q, k, v = np.split(qkv, 3, axis=-1)  # -> 3 of [..., n_seq, n_embd]
-    mask = causal_mask(x.shape[-2], qkv.dtype)  # [n_seq, n_seq]
-    x = attend_heads(q, k, v, n_head, mask)  # -> [..., n_seq, n_embd]
-    return linear(x, **c_proj)  # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
-# --8<-- [end:mha]
-
-
-@checked(forward=mha)
-# --8<-- [start:mha_backward]
-# [..., n_seq, n_embd], [..., n_seq, n_embd]
-#   -> [..., n_seq, n_embd], {"c_attn": ..., "c_proj": ...}
-def mha_backward(dout, x, c_attn, c_proj, n_head=1):
-    """Causal multi-head self-attention backwards (``mha`` above; with one
-    head, the hand-made model's).
-
-    q, k and v all come from ``x``, so ``x`` gets the sum of the three paths,
-    through the one matrix ``c_attn``.
-    """
-    # 3 of [..., n_seq, n_embd]
-    q, k, v = np.split(linear(x, **c_attn), 3, axis=-1)
-    mask = causal_mask(x.shape[-2], x.dtype)  # [n_seq, n_seq]
-    # the input of c_proj
-    heads = attend_heads(q, k, v, n_head, mask)  # [..., n_seq, n_embd]
-    # [..., n_seq, n_embd]
-    dheads, g_proj = linear_backward(dout, heads, **c_proj)
-    dq, dk, dv = attend_heads_backward(dheads, q, k, v, n_head, mask)
-    dqkv = np.concatenate([dq, dk, dv], axis=-1)  # [..., n_seq, 3*n_embd]
-    dx, g_attn = linear_backward(dqkv, x, **c_attn)  # [..., n_seq, n_embd]
-    return dx, {"c_attn": g_attn, "c_proj": g_proj}
-# --8<-- [end:mha_backward]
-
-
-@checked
 # --8<-- [start:multi_head_attention]
 # [..., n_q, n_embd], [..., n_k, n_mem], [..., n_q, n_k] -> [..., n_q, n_embd]
 def multi_head_attention(x, memory, c_q, c_k, c_v, c_proj, n_head, mask=None):
@@ -323,17 +269,22 @@ def check_query_key(q, k, v=None):
 
 def check_attention(q, k, v, mask):
     q, k, v, scores_shape = check_query_key(q, k, v)
-    try:  # the unchecked function, without a mask: q and k are finite, so only an overflowed score fails
-        with np.errstate(over="ignore", invalid="ignore"):
-            finite = np.isfinite(attention_weights.__wrapped__(q, k)).all()
-    except ValueError:  # softmax refuses the score that overflowed to inf
-        finite = False
-    if not finite:
-        raise ValueError(f"the scores q @ k^T overflow {np.result_type(q, k)} (|q| up to {np.abs(q).max():.3g}, "
-                         f"|k| up to {np.abs(k).max():.3g}): pass q and k with smaller entries or in a wider dtype")
     if mask is None:
         raise TypeError("mask must be an additive mask that broadcasts to [..., n_q, n_k] (0.0 for none), got None")
-    return {"q": q, "k": k, "v": v, "mask": check_mask(mask, scores_shape)}
+    mask = check_mask(mask, scores_shape)
+    for with_mask in (False, True):  # the unchecked function: q, k and the mask are finite, so only a sum that overflowed fails
+        try:
+            with np.errstate(over="ignore", invalid="ignore"):
+                finite = np.isfinite(attention_weights.__wrapped__(q, k, mask if with_mask else 0.0)).all()
+        except ValueError:  # softmax refuses the score that overflowed to inf
+            finite = False
+        if not finite and not with_mask:
+            raise ValueError(f"the scores q @ k^T overflow {np.result_type(q, k)} (|q| up to {np.abs(q).max():.3g}, "
+                             f"|k| up to {np.abs(k).max():.3g}): pass q and k with smaller entries or in a wider dtype")
+        if not finite:
+            raise ValueError(f"the scores plus the mask overflow {np.result_type(q, k, mask)} (the mask goes down to "
+                             f"{np.min(mask):.3g}): hide a key with a large negative number such as -1e9, not near the dtype's limit")
+    return {"q": q, "k": k, "v": v, "mask": mask}
 
 
 def check_attention_weights(q, k, mask):
@@ -365,11 +316,6 @@ def check_self_attention(x, c_attn, c_proj):
         "c_attn": check_dense("c_attn", c_attn, n_embd, 3 * n_embd),
         "c_proj": check_dense("c_proj", c_proj, n_embd, n_embd),
     }
-
-
-def check_mha(x, c_attn, c_proj, n_head):
-    args = check_self_attention(x, c_attn, c_proj)
-    return args | {"n_head": check_n_head(n_head, args["x"].shape[-1])}
 
 
 def check_multi_head_attention(x, memory, c_q, c_k, c_v, c_proj, n_head, mask):

@@ -13,20 +13,8 @@ weights, in a dict keyed like the weights.
 import numpy as np
 
 from .activations import ACTIVATION_BACKWARD, gelu
-from ..checks import (
-    check_array,
-    check_backward,
-    check_callable,
-    check_dense,
-    check_dout,
-    check_ids,
-    check_count,
-    check_real,
-    check_size,
-    check_tree,
-    checked,
-    dense_width,
-)
+from ..checks import check_array, check_backward, check_callable, check_dout, check_ids, check_count, check_real, check_size, checked
+from ..layouts import check_dense, check_tree, dense_width
 
 
 @checked
@@ -238,8 +226,24 @@ def check_ffn(x, c_fc, c_proj, activation):
         "x": x,
         "c_fc": check_dense("c_fc", c_fc, n_embd, n_hidden),  # w: [n_embd, n_hidden], usually n_hidden = 4 * n_embd
         "c_proj": check_dense("c_proj", c_proj, n_hidden, n_embd),  # w: [n_hidden, n_embd], back to the input's width
-        "activation": check_callable("activation", activation),
+        "activation": checked_activation(activation),
     }
+
+
+def checked_activation(activation):
+    """``activation``, each answer checked: finite real numbers of its input's shape (a function of each number on its own)."""
+    activation = check_callable("activation", activation)
+
+    def run(x):
+        try:
+            y = check_array("activation(x)", activation(x), nonempty=False)
+        except (ValueError, TypeError) as error:
+            raise type(error)(f"activation must give finite real numbers: {error}") from None
+        if y.shape != x.shape:
+            raise ValueError(f"activation must keep the shape of its input, {x.shape} (it acts on each number), got {y.shape}")
+        return y
+
+    return run
 
 
 # A backward function takes what its forward function takes, plus ``dout`` shaped like the forward output.

@@ -97,6 +97,11 @@ def check_cross_entropy(logits, targets):
         raise ValueError(
             f"targets must have shape {logits.shape[:-1]} (logits without the vocabulary axis), got shape {targets.shape}"
         )
+    hidden = np.isneginf(np.take_along_axis(logits, targets[..., None], axis=-1)[..., 0])
+    if hidden.any():
+        where = tuple(int(i) for i in np.argwhere(hidden)[0])
+        raise ValueError(f"logits give target {int(targets[where])} at {list(where)} the logit -inf (probability 0), "
+                         "so the loss is infinite; a target must have a finite logit")
     return {"logits": logits, "targets": targets}
 
 

@@ -7,11 +7,12 @@ import os
 import signal
 import sys
 
-from . import induction as cli_induction, train as cli_train
+from . import adder as cli_adder, induction as cli_induction, train as cli_train
 from ..patterns.compiler import compile_pattern, describe
 from ..model.evaluation import MAX_LEN, PATTERN, evaluate, verify
 from ..model.inference import MAX_NEW_TOKENS, complete, context_window, explain_rows, format_explanation
 from ..model.tokenizer import tokenize
+from ..model.weights import N_CTX
 
 DESCRIPTION = "A GPT-2-style transformer whose weights were set by hand to continue (aab)*."
 
@@ -101,12 +102,15 @@ def build_parser():
 
     cli_train.add_parser(commands)
     cli_induction.add_parser(commands, _whole_number)
+    cli_adder.add_parser(commands, _whole_number)
     return parser
 
 
-def _verify(max_len, model=None):
-    """Print verify's result; return the exit code."""
+def _verify(max_len, model=None, heading=None):
+    """Print ``heading`` (if any) and verify's result; return the exit code. Nothing is printed if verify refuses."""
     result = verify(max_len) if model is None else verify(max_len, model)
+    if heading:
+        print(heading)
     shortest = 2 if model is None else model.k
     print(f"checked {result.checked} contexts of length {shortest} to {max_len}: {result.correct} correct")
     print(f"smallest logit margin: {result.min_margin:g}")
@@ -118,8 +122,10 @@ def _verify(max_len, model=None):
 def run(args):
     """Carry out one parsed command; return its exit code."""
     if args.command == "complete":
-        text = complete(args.context, args.max_new_tokens)
-        print(text[len(args.context) :])
+        for piece in _completion(args.context, args.max_new_tokens):
+            sys.stdout.write(piece)
+            sys.stdout.flush()  # streamed: `complete -n 1000000 | head -c1` answers at once
+        print()
     elif args.command == "predict":
         rows = explain_rows(args.context)  # one forward pass; its last row predicts the next character
         if args.explain:
@@ -136,14 +142,26 @@ def run(args):
         return _verify(args.max_len)
     elif args.command in ("verify", "compile"):
         model = compile_pattern(args.pattern, n_ctx=getattr(args, "n_ctx", None))
-        if args.command == "compile":
-            print(describe(model))
-        return _verify(args.max_len, model)
+        return _verify(args.max_len, model, describe(model) if args.command == "compile" else None)
     elif args.command == "train":
         return cli_train.run(args)
     elif args.command == "induction":
         return cli_induction.run(args)
+    elif args.command in ("adder", "add"):
+        return cli_adder.run(args)
     return 0
+
+
+def _completion(context, n):
+    """``complete(context, n)`` without the context, in pieces that grow from 16 characters: the first is out at once.
+
+    The model sees only the last ``N_CTX`` characters, so each piece continues from them alone.
+    """
+    size = 16
+    while n > 0:
+        piece = complete(context[-N_CTX:], min(size, n))[len(context[-N_CTX:]) :]
+        yield piece
+        context, n, size = context[-N_CTX:] + piece, n - len(piece), min(2 * size, 65536)
 
 
 def main(argv=None):

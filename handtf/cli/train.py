@@ -10,41 +10,43 @@ figures go to stdout.
 import argparse
 import sys
 
+from ..checks import MAX_STEPS, check_int_range, check_steps
 from ..model.evaluation import verify
 from ..seq2seq.training import TASKS, exact_match, train_seq2seq
-from ..model.tokenizer import CHARS
-from ..training.trainer import train
+from ..training.trainer import check_pattern_windows, train
+from ..model.weights import N_CTX
 
-MAX_STEPS = 100_000  # a bound that keeps a typo from running for hours
+
+def _read(reader):
+    """An argparse type: a whole number, read by the package's own ``reader`` (the same bounds, the same words)."""
+
+    def parse(text):
+        try:
+            return reader(int(text))
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error) if "must" in str(error) else f"expected a whole number, got {text!r}") from None
+
+    return parse
 
 
 def _pattern(text):
-    if len(text) < 2 or set(text) - set(CHARS):
-        raise argparse.ArgumentTypeError(f"a pattern is 2 or more of the characters {', '.join(CHARS)}, got {text!r}")
+    try:
+        check_pattern_windows(text, N_CTX)
+    except (ValueError, TypeError) as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
     return text
-
-
-def _bounded(low, high):
-    def parse(text):
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be from {low} to {high}, got {value}")
-        return value
-
-    return parse
 
 
 def add_parser(commands):
     """Add the ``train`` command to the command line's subparsers."""
     p = commands.add_parser("train", help="train the hand-made architecture (or the encoder-decoder) from random weights")
-    p.add_argument("pattern", nargs="?", type=_pattern, default="aab", help="the pattern to learn (default aab)")
+    p.add_argument("pattern", nargs="?", type=_pattern, help="the pattern to learn (default aab; not with --task)")
     p.add_argument("--task", choices=TASKS, help="train the encoder-decoder on this task instead")
-    p.add_argument("--steps", type=_bounded(1, MAX_STEPS), help="Adam steps (default 400, or 1000 with --task)")
-    p.add_argument("--seed", type=_bounded(0, 2**32 - 1), default=0, help="seed of the random weights (default 0)")
-    p.add_argument("--heads", type=int, choices=(1, 2, 4, 8), default=1, help="attention heads (default 1)")
+    p.add_argument("--steps", type=_read(lambda n: check_steps("steps", n)),
+                   help=f"Adam steps (default 400, or 1000 with --task; at most {MAX_STEPS:,})")
+    p.add_argument("--seed", type=_read(lambda n: check_int_range("seed", n, 0, 2**32 - 1)), default=0,
+                   help="seed of the random weights (default 0)")
+    p.add_argument("--heads", type=int, choices=(1, 2, 4, 8), help="attention heads (default 1; not with --task)")
 
 
 class _Progress:
@@ -66,7 +68,11 @@ class _Progress:
 def run(args):
     """Carry out ``handtf train``; return the exit code (0 if the model learned its task, else 1)."""
     if args.task is not None:
+        given = [option for option, value in (("a pattern", args.pattern), ("--heads", args.heads)) if value is not None]
+        if given:  # the encoder-decoder has neither: refused, not ignored
+            raise ValueError(f"--task trains the encoder-decoder: leave out {' and '.join(given)} (for the hand-made architecture only)")
         return _run_task(args)
+    args.pattern, args.heads = args.pattern or "aab", args.heads or 1
     steps = args.steps or 400
     result = train(args.pattern, steps=steps, seed=args.seed, n_head=args.heads, progress=_Progress(steps))
     print(f"trained {steps} steps from seed {args.seed}, {args.heads} head(s): final loss {result.losses[-1]:.4f}")

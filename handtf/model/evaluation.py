@@ -9,10 +9,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..checks import check_ids, check_int_range, checked, read_array
-from ..patterns.compiler import CompiledPattern, check_pattern, context_needed
-from .running import PATTERN, alphabet, context_length, pattern_of, run
+from ..patterns.compiler import check_pattern, context_needed
+from .inference import HAND_MADE, PATTERN, read_model
+from .transformer import gpt
 from .tokenizer import tokenize
-from .weights import MODEL, check_finite_model
 
 MAX_LEN = 1_000_000  # verify's upper bound: linear in max_len, a few seconds and ~200 MB at the bound
 MAX_LEN_LISTED = 10_000  # valid_contexts's upper bound: its strings take memory quadratic in max_len
@@ -20,7 +20,7 @@ MAX_LEN_LISTED = 10_000  # valid_contexts's upper bound: its strings take memory
 
 @checked
 # --8<-- [start:next_token_logits]
-def next_token_logits(token_ids, context_lengths, model=MODEL):
+def next_token_logits(token_ids, context_lengths, model=HAND_MADE):
     """The logits for the token after each prefix ``token_ids[:n]``, ``n`` in
     ``context_lengths``.
 
@@ -37,7 +37,7 @@ def next_token_logits(token_ids, context_lengths, model=MODEL):
     """
     # [n_text], [n_contexts]
     tokens, lengths = np.asarray(token_ids), np.asarray(context_lengths)
-    width = min(context_length(model), len(tokens))
+    width = min(model.n_ctx, len(tokens))
     # [n_contexts] where each context's window starts
     starts = np.maximum(lengths - width, 0)
     # [n_contexts, width]
@@ -45,7 +45,8 @@ def next_token_logits(token_ids, context_lengths, model=MODEL):
     # [n_distinct] x2, [n_contexts]
     _, first, which = np.unique(windows, axis=0, return_index=True,
                                 return_inverse=True)
-    logits = run(model, windows[first])  # [n_distinct, width, n_vocab]
+    # [n_distinct, width, n_vocab]
+    logits = gpt(windows[first], **model.weights, n_head=model.n_head)
     return logits[which.ravel(), lengths - 1 - starts]  # [n_contexts, n_vocab]
 # --8<-- [end:next_token_logits]
 
@@ -65,7 +66,7 @@ class Evaluation:
 
 @checked
 # --8<-- [start:evaluate]
-def evaluate(text=PATTERN * 10, model=MODEL):
+def evaluate(text=PATTERN * 10, model=HAND_MADE):
     """Predict ``text[i]`` from ``text[:i]`` for every ``i`` in
     ``2 .. len(text) - 2``.
 
@@ -78,9 +79,9 @@ def evaluate(text=PATTERN * 10, model=MODEL):
     >>> result.correct, result.total, result.accuracy
     (27, 27, 1.0)
     """
-    tokens = tokenize(text, alphabet(model))
+    tokens = tokenize(text, model.chars)
     # [n_scored] the i whose text[i] is predicted
-    positions = np.arange(context_needed(pattern_of(model)), len(tokens) - 1)
+    positions = np.arange(context_needed(model.pattern), len(tokens) - 1)
     # [n_scored]
     predicted = next_token_logits(tokens, positions, model).argmax(axis=-1)
     wrong = positions[predicted != np.asarray(tokens)[positions]]
@@ -136,7 +137,7 @@ def valid_contexts(max_len, pattern=PATTERN):
 
 @checked
 # --8<-- [start:verify_all]
-def verify(max_len=30, model=MODEL, pattern=None):
+def verify(max_len=30, model=HAND_MADE, pattern=None):
     """Check that the model predicts the right next token for every valid
     context.
 
@@ -149,8 +150,8 @@ def verify(max_len=30, model=MODEL, pattern=None):
     >>> result.passed, result.checked, result.min_margin
     (True, 87, 1023.0)
     """
-    pattern = pattern_of(model) if pattern is None else pattern
-    chars, k = alphabet(model), context_needed(pattern)
+    pattern = model.pattern if pattern is None else pattern
+    chars, k = model.chars, context_needed(pattern)
     text = pattern * (max_len // len(pattern) + 2)
     # tokenized once; each phase starts further in
     all_tokens = tokenize(text, chars)
@@ -187,10 +188,10 @@ SHORTEST = " (the shortest valid context)"
 
 
 def check_next_token_logits(token_ids, context_lengths, model):
-    model = check_model_kind(model)
+    model = read_model(model)
     if np.ndim(token_ids) != 1 or np.size(token_ids) == 0:
         raise ValueError(f"token_ids must be a non-empty sequence of shape [n_text], got shape {np.shape(token_ids)}")
-    tokens = check_ids("token_ids", token_ids, n_vocab=len(alphabet(model)), ndims=(1,))  # [n_text]
+    tokens = check_ids("token_ids", token_ids, n_vocab=len(model.chars), ndims=(1,))  # [n_text]
     lengths = read_array("context_lengths", context_lengths, "integers")  # [n_contexts]
     if lengths.ndim != 1:
         raise ValueError(f"context_lengths must have shape [n_contexts], got shape {lengths.shape}")
@@ -203,14 +204,9 @@ def check_next_token_logits(token_ids, context_lengths, model):
     return {"token_ids": tokens, "context_lengths": lengths.astype(np.int64), "model": model}
 
 
-def check_model_kind(model):
-    """The hand-made model's dict (checked) or a compiled pattern."""
-    return model if isinstance(model, CompiledPattern) else check_finite_model(model)
-
-
 def check_evaluate(text, model):
-    model = check_model_kind(model)
-    n, least = len(tokenize(text, alphabet(model))), context_needed(pattern_of(model)) + 2
+    model = read_model(model)
+    n, least = len(tokenize(text, model.chars)), context_needed(model.pattern) + 2
     if n < least:
         raise ValueError(f"text must have at least {least} characters to score one prediction, got {n}")
     return {"model": model}
@@ -223,9 +219,9 @@ def check_valid_contexts(max_len, pattern):
 
 
 def check_verify(max_len, model, pattern):
-    model = check_model_kind(model)
-    _, pattern = check_pattern(pattern_of(model) if pattern is None else pattern)
-    extra = sorted(set(pattern) - set(alphabet(model)))
+    model = read_model(model)
+    _, pattern = check_pattern(model.pattern if pattern is None else pattern)
+    extra = sorted(set(pattern) - set(model.chars))
     if extra:
         raise ValueError(
             f"pattern {pattern!r} has characters the model has no token for: {', '.join(map(repr, extra))}"

@@ -12,6 +12,8 @@ gives them.
 import inspect
 import sys
 
+import numpy as np
+
 
 class Recorder:
     """Keep every value each variable of ``functions`` takes while the ``with`` block runs.
@@ -19,7 +21,8 @@ class Recorder:
     ``arrays[function_name][variable]`` lists the values in the order they
     were computed: a variable assigned twice (``x = x + ...``) keeps both,
     and a function called twice adds its second call's values after the
-    first's.
+    first's. An array is kept as a copy, so a later write into the caller's
+    array (or the recorded one) changes neither.
 
     >>> def double(x):
     ...     y = 2 * x
@@ -33,7 +36,11 @@ class Recorder:
 
     def __init__(self, *functions):
         # a @checked function: follow the function it wraps
-        self.names = {inspect.unwrap(f).__code__: f.__name__ for f in functions}
+        plain = [inspect.unwrap(f) for f in functions]
+        bad = next((f for f, p in zip(functions, plain) if not inspect.isfunction(p)), None)
+        if bad is not None:
+            raise TypeError(f"functions must be Python functions (def or lambda), whose lines can be followed, got {bad!r}")
+        self.names = {p.__code__: f.__name__ for f, p in zip(functions, plain)}
         self.arrays = {}
 
     def __enter__(self):
@@ -55,7 +62,7 @@ class Recorder:
             for name, value in frame.f_locals.items():
                 if seen.get(name, keep) is not value:
                     seen[name] = value
-                    arrays.setdefault(name, []).append(value)
+                    arrays.setdefault(name, []).append(value.copy() if isinstance(value, np.ndarray) else value)
             return keep
 
         return keep(frame, event, arg)

@@ -1,6 +1,7 @@
 """The tokenizer: one character, one token."""
 
-from ..checks import checked, names
+from ..checks import check_alphabet, checked
+from ..layouts import names
 
 # --8<-- [start:tokenizer]
 CHARS = ("a", "b")  # token id -> character
@@ -46,10 +47,7 @@ def untok(token, chars=CHARS):
 
 def check_chars(chars):
     """An alphabet: a tuple of distinct one-character strings (a str is read as its characters)."""
-    chars = tuple(chars) if isinstance(chars, (str, tuple, list)) else None
-    if not chars or any(not isinstance(c, str) or len(c) != 1 for c in chars) or len(set(chars)) != len(chars):
-        raise ValueError(f"chars must be distinct single characters, such as ('a', 'b'), got {chars!r}")
-    return chars
+    return check_alphabet("chars", chars, sequence=True)
 
 
 allowed = names  # ``'a' and 'b'``, or ``'a', 'b' and 'c'``

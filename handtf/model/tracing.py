@@ -1,29 +1,28 @@
 """Every intermediate of one forward pass, by name.
 
-``trace`` runs :func:`handtf.gpt` itself (:func:`handtf.gpt2` for a compiled
-pattern) inside a :class:`handtf.model.recording.Recorder`, which keeps the value of
-every variable of the forward functions as they compute it: every matrix a
-page prints or a figure draws is the one the forward pass computed, not a copy
-of its steps. ``STEPS`` and ``PATTERN_STEPS`` say which variable of which
-function each field of a trace is.
+``trace`` runs :func:`handtf.gpt` itself inside a
+:class:`handtf.model.recording.Recorder`, which keeps the value of every variable
+of the forward functions as they compute it: every matrix a page prints or a
+figure draws is the one the forward pass computed, not a copy of its steps.
+``STEPS`` says which variable of which function each field of a trace is. The
+hand-made model and a compiled pattern run the same functions, so they have
+one kind of trace; the fields of a feed-forward network are ``None`` in a
+model without one.
 """
 
 from dataclasses import dataclass, fields
+from types import MappingProxyType
 
 import numpy as np
 
 from ..blocks.activations import softmax
-from ..blocks.attend import attention, attention_weights
+from ..blocks.attend import attention_weights
 from ..checks import checked
-from ..patterns.compiler import CompiledPattern
-from .inference import check_context_window, context_window
+from .inference import HAND_MADE, HandMade, check_context_window, context_window
 from ..blocks.layers import ffn
 from .transformer import causal_self_attention, check_model, gpt, transformer_block
-from .picogpt import gpt2, gpt2_block
 from .recording import Recorder
-from .running import alphabet, run
 from .tokenizer import untok
-from .weights import MODEL
 
 
 @dataclass(frozen=True)
@@ -31,6 +30,7 @@ class Trace:
     """The intermediates of one forward pass over ``context`` (the window the model sees)."""
 
     context: str  # the tokens the model saw, as text
+    chars: tuple  # the model's alphabet: token id = index
     tokens: np.ndarray  # [n_seq] token ids
     token_embedding: np.ndarray  # [n_seq, n_embd] wte[tokens]
     position_embedding: np.ndarray  # [n_seq, n_embd] wpe[:n_seq]
@@ -39,25 +39,30 @@ class Trace:
     q: np.ndarray  # [n_seq, n_embd] what each token looks for
     k: np.ndarray  # [n_seq, n_embd] what each token offers
     v: np.ndarray  # [n_seq, n_embd] what each token passes on
+    # with several heads, the next four have a head axis in front: [n_head, n_seq, n_seq]
     scores: np.ndarray  # [n_seq, n_seq] q @ k^T
     scaled_scores: np.ndarray  # [n_seq, n_seq] q @ k^T / sqrt(d_k)
     mask: np.ndarray  # [n_seq, n_seq] the causal mask
     masked_scores: np.ndarray  # [n_seq, n_seq] scaled_scores + mask
     attention_weights: np.ndarray  # [n_seq, n_seq] softmax(masked_scores)
-    attention_output: np.ndarray  # [n_seq, n_embd] attention_weights @ v
+    attention_output: np.ndarray  # [n_seq, n_embd] attention_weights @ v (the heads side by side)
     projection: np.ndarray  # [n_seq, n_embd] linear(attention_output, **c_proj)
-    residual: np.ndarray  # [n_seq, n_embd] embedding + projection
+    # a block with a feed-forward network (None without one)
+    attention_residual: np.ndarray | None  # [n_seq, n_embd] embedding + projection, the network's input
+    pre_activation: np.ndarray | None  # [n_seq, n_hidden] linear(attention_residual, **c_fc)
+    hidden: np.ndarray | None  # [n_seq, n_hidden] gelu(pre_activation)
+    residual: np.ndarray  # [n_seq, n_embd] the block's output: embedding + projection (+ the network's output)
     logits: np.ndarray  # [n_seq, n_vocab] residual @ wte^T
     probs: np.ndarray  # [n_seq, n_vocab] softmax(logits)
 
     @classmethod
     def names(cls):
-        """The names of the intermediates, in the order they are computed.
+        """The names of the intermediates every model has, in the order they are computed.
 
         >>> Trace.names()[:4]
         ('tokens', 'token_embedding', 'position_embedding', 'embedding')
         """
-        return tuple(field.name for field in fields(cls) if field.name != "context")
+        return tuple(field.name for field in fields(cls) if field.name not in ("context", "chars", *FEED_FORWARD))
 
     @property
     def predictions(self):
@@ -66,68 +71,38 @@ class Trace:
         >>> trace("aabaa").predictions
         'bbaab'
         """
-        return "".join(untok(int(i)) for i in np.argmax(self.probs, axis=-1))
-
-
-@dataclass(frozen=True)
-class PatternTrace:
-    """The intermediates of one forward pass of a compiled pattern (:func:`handtf.compile_pattern`)."""
-
-    context: str  # the tokens the model saw, as text
-    chars: tuple  # the model's alphabet
-    tokens: np.ndarray  # [n_seq] token ids
-    embedding: np.ndarray  # [n_seq, n_embd] wte[tokens] + wpe[:n_seq]
-    scores: np.ndarray  # [n_head, n_seq, n_seq] q @ k^T in each head
-    scaled_scores: np.ndarray  # [n_head, n_seq, n_seq] divided by sqrt(d_head)
-    mask: np.ndarray  # [1, n_seq, n_seq] the causal mask, the same for every head
-    masked_scores: np.ndarray  # [n_head, n_seq, n_seq]
-    attention_weights: np.ndarray  # [n_head, n_seq, n_seq] one row of weights per head and position
-    attention_output: np.ndarray  # [n_head, n_seq, d_head] each head's weighted values
-    attention_residual: np.ndarray  # [n_seq, n_embd] embedding + c_proj(heads side by side)
-    pre_activation: np.ndarray  # [n_seq, n_hidden] linear(attention_residual, **c_fc)
-    hidden: np.ndarray  # [n_seq, n_hidden] gelu(pre_activation)
-    residual: np.ndarray  # [n_seq, n_embd] attention_residual + linear(hidden, **c_proj)
-    logits: np.ndarray  # [n_seq, n_vocab] residual @ wte^T
-    probs: np.ndarray  # [n_seq, n_vocab] softmax(logits)
-
-    @property
-    def predictions(self):
-        """The predicted next character after each prefix of the window (rows shorter than ``k`` are guesses)."""
         return "".join(untok(int(i), self.chars) for i in np.argmax(self.probs, axis=-1))
 
 
+PatternTrace = Trace  # a compiled pattern's trace: the same kind (the name the API had when it was a second one)
+
+FEED_FORWARD = ("attention_residual", "pre_activation", "hidden")  # the fields of a block's feed-forward network
+PER_HEAD = ("scores", "scaled_scores", "masked_scores", "attention_weights")  # [n_head, n_seq, n_seq]
+
 # Each field of a trace: (the function, its variable, which of the variable's
 # values: 0 the first, -1 the last). Most fields are named as the code names
-# them; ``embedding`` is gpt's ``x`` before the blocks, ``residual`` the
-# block's ``x`` after its residual sums.
-ATTENTION_STEPS = {  # the same in both passes: the one attention
-    "scores": (attention_weights, "scores", 0),
-    "scaled_scores": (attention_weights, "scaled_scores", 0),
-    "mask": (attention_weights, "mask", 0),
-    "masked_scores": (attention_weights, "masked_scores", 0),
-    "attention_weights": (attention_weights, "weights", 0),
-    "attention_output": (attention, "output", 0),
-}
+# them; ``embedding`` is gpt's ``x`` before the blocks, ``attention_output``
+# causal_self_attention's ``x`` after its heads, ``residual`` the block's
+# ``x`` after its residual lines.
 STEPS = {
     "token_embedding": (gpt, "token_embedding", 0),
     "position_embedding": (gpt, "position_embedding", 0),
     "embedding": (gpt, "x", 0),
-    **{name: (causal_self_attention, name, 0) for name in ("qkv", "q", "k", "v", "projection")},
-    **ATTENTION_STEPS,
-    "residual": (transformer_block, "x", -1),
-}
-PATTERN_STEPS = {
-    "embedding": (gpt2, "x", 0),
-    **ATTENTION_STEPS,
-    "attention_residual": (gpt2_block, "x", 1),
+    **{name: (causal_self_attention, name, 0) for name in ("qkv", "q", "k", "v", "mask", "projection")},
+    **{name: (attention_weights, name, 0) for name in ("scores", "scaled_scores", "masked_scores")},
+    "attention_weights": (attention_weights, "weights", 0),
+    "attention_output": (causal_self_attention, "x", 1),
+    "attention_residual": (transformer_block, "x", 1),
     "pre_activation": (ffn, "pre_activation", 0),
     "hidden": (ffn, "hidden", 0),
-    "residual": (gpt2_block, "x", -1),
+    "residual": (transformer_block, "x", -1),
 }
+STEPS = MappingProxyType(STEPS)  # a read-only table
+
 
 @checked
 # --8<-- [start:trace]
-def trace(context, model=MODEL):
+def trace(context, model=HAND_MADE):
     """Run the model on ``context`` (its last ``N_CTX`` tokens) and keep every
     step.
 
@@ -137,25 +112,21 @@ def trace(context, model=MODEL):
     ((5, 8), (5, 24), (5, 5), (5, 2))
     """
     tokens = np.array(context_window(context, model))  # [n_seq]
-    compiled = isinstance(model, CompiledPattern)
-    # several heads and a feed-forward network: another set of steps
-    steps = PATTERN_STEPS if compiled else STEPS
-    functions = {function for function, _, _ in steps.values()}
+    functions = {function for function, _, _ in STEPS.values()}
     # every value of every variable of those functions, kept as computed
     with Recorder(*functions) as record:
-        logits = run(model, tokens)  # [n_seq, n_vocab]
+        # [n_seq, n_vocab]
+        logits = gpt(tokens, **model.weights, n_head=model.n_head)
     kept = {name: record.arrays[function.__name__][variable][which]
-            for name, (function, variable, which) in steps.items()}
-    if compiled:
-        return PatternTrace(
-            context="".join(untok(int(t), model.chars) for t in tokens),
-            chars=model.chars, tokens=tokens, **kept,
-            logits=logits, probs=softmax(logits),
-        )
+            if variable in record.arrays.get(function.__name__, {}) else None
+            for name, (function, variable, which) in STEPS.items()}
+    if model.n_head == 1:  # one head: no head axis
+        kept |= {name: kept[name][0] for name in PER_HEAD}
+    if kept["hidden"] is None:  # no feed-forward network
+        kept["attention_residual"] = None
     return Trace(
-        context="".join(untok(int(t)) for t in tokens),
-        tokens=tokens, **kept,
-        logits=logits,
+        context="".join(untok(int(t), model.chars) for t in tokens),
+        chars=model.chars, tokens=tokens, **kept, logits=logits,
         probs=softmax(logits),  # [n_seq, n_vocab]
     )
 # --8<-- [end:trace]
@@ -165,12 +136,13 @@ def trace(context, model=MODEL):
 
 
 def check_trace(context, model):
-    if isinstance(model, CompiledPattern):
-        return check_context_window(context, model)  # a context of at least k tokens of its alphabet
-    n_seq = len(context_window(context))  # refuses an empty context or a character that is not a token
-    model = check_model(model)
-    if n_seq > model["wpe"].shape[0]:
-        raise ValueError(f"a sequence must hold 1 to {model['wpe'].shape[0]} tokens (the context length), got {n_seq}")
-    if len(model["blocks"]) != 1:
-        raise ValueError(f"trace follows a model with exactly one block, got {len(model['blocks'])} blocks")
+    if isinstance(model, dict):  # weights of the hand-made layout: followed over as many tokens as they have positions
+        n_seq, weights = len(context_window(context)), check_model(model)  # refuses an empty context, a non-token
+        if n_seq > weights["wpe"].shape[0]:
+            raise ValueError(f"a sequence must hold 1 to {weights['wpe'].shape[0]} tokens (the context length), got {n_seq}")
+        model = HandMade(weights)
+    else:
+        model = check_context_window(context, model)["model"]  # a context of its alphabet, at least k of a pattern's
+    if len(model.weights["blocks"]) != 1:
+        raise ValueError(f"trace follows a model with exactly one block, got {len(model.weights['blocks'])} blocks")
     return {"model": model}

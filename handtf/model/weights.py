@@ -9,9 +9,12 @@ Every column of the embeddings has one job, named by a label:
 ``MODEL`` is the one the tutorial uses, with ``LG = 1024``.
 """
 
+from types import MappingProxyType
+
 import numpy as np
 
 from ..checks import check_float_dtype, check_real, checked
+from ..trees import read_only, tree_map
 from .transformer import check_model, gpt
 
 N_CTX = 5  # context length: the model sees at most 5 tokens
@@ -24,7 +27,7 @@ POSITION_LABELS = EMBED_LABELS[:N_CTX]
 TOKEN_LABELS = ("a", "b")
 QKV_LABELS = tuple(f"{part}:{label}" for part in "qkv" for label in EMBED_LABELS)
 
-_P = {label: EMBED_LABELS.index(label) for label in EMBED_LABELS}  # label -> column
+_P = MappingProxyType({label: EMBED_LABELS.index(label) for label in EMBED_LABELS})  # label -> column
 
 
 # --8<-- [start:embeddings]
@@ -141,11 +144,7 @@ def build_model(lg=LG, dtype=np.float64):
 
 def as_dtype(tree, dtype):
     """Every array of a nested dict/list, cast to ``dtype``."""
-    if isinstance(tree, dict):
-        return {key: as_dtype(value, dtype) for key, value in tree.items()}
-    if isinstance(tree, list):
-        return [as_dtype(value, dtype) for value in tree]
-    return tree.astype(dtype)
+    return tree_map(lambda array: array.astype(dtype), tree)
 # --8<-- [end:build_model]
 
 
@@ -187,4 +186,4 @@ def check_finite_model(model):
     return model
 
 
-MODEL = build_model(LG)  # the tutorial's model, lg = 1024 in float64
+MODEL = read_only(build_model(LG))  # the tutorial's model, lg = 1024 in float64; read-only: change a copy.deepcopy(MODEL)

@@ -28,12 +28,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..checks import check_count, check_float_dtype, check_int_range, checked, shown
+from ..checks import MAX_TEXT, check_alphabet, check_count, check_float_dtype, check_int_range, checked, shown
 from ..model.weights import as_dtype
+from ..trees import read_only
 
 LG = 1024  # the score of the wanted key, and the logit of the right answer
 SWITCH = 8  # gelu(8) == 8 and gelu(-8) == 0 exactly: GELU as an on/off switch
-GPT2_SMALL = {"n_head": 12, "n_embd": 768, "n_hidden": 3072, "n_ctx": 1024}
+GPT2_SMALL = read_only({"n_head": 12, "n_embd": 768, "n_hidden": 3072, "n_ctx": 1024})  # read-only: its sizes bound the design
 MAX_CHARS = (GPT2_SMALL["n_embd"] - 1) // 2  # 383: a token and a slot column each, plus one position
 
 
@@ -77,6 +78,11 @@ class CompiledPattern:
 def last_characters(k):
     """``'the last 3 characters'``, or ``'the last character'`` for ``k = 1``: for messages."""
     return "the last character" if k == 1 else f"the last {k} characters"
+
+
+def verb(k, plural):
+    """``plural`` (``'decide'``, ``'are'``) agreeing with :func:`last_characters` ``(k)``: ``'decides'``, ``'is'`` for ``k = 1``."""
+    return ({"are": "is"}.get(plural, plural + "s")) if k == 1 else plural
 
 
 @checked
@@ -270,13 +276,7 @@ class Layout:
 
 def check_pattern(pattern):
     """The sorted alphabet and the shortest period of ``pattern``, or a clear error about what the design cannot take."""
-    check_text("pattern", pattern)
-    for position, char in enumerate(pattern):
-        if not char.isprintable() or char.isspace():
-            raise ValueError(
-                f"{char!r} at position {position} cannot be a token; "
-                "pattern characters must be printable and not spaces"
-            )
+    check_alphabet("pattern", check_text("pattern", pattern), distinct=False)
     pattern = shortest_period.__wrapped__(pattern)
     chars = tuple(sorted(set(pattern)))
     if len(chars) > MAX_CHARS:
@@ -300,12 +300,12 @@ def _check_fits(pattern, chars, k, n_ctx):
     name = _short(pattern)
     if k > GPT2_SMALL["n_head"]:
         raise ValueError(
-            f"{last_characters(k)} of ({name})* are needed to decide the next, one attention head each; "
+            f"{last_characters(k)} of ({name})* {verb(k, 'are')} needed to decide the next, one attention head each; "
             f"the design supports at most {GPT2_SMALL['n_head']} (GPT-2 small's heads)"
         )
     if not k <= check_int_range("n_ctx", n_ctx) <= GPT2_SMALL["n_ctx"]:
         raise ValueError(
-            f"n_ctx must be {k} to {GPT2_SMALL['n_ctx']}: {last_characters(k)} of ({name})* decide "
+            f"n_ctx must be {k} to {GPT2_SMALL['n_ctx']}: {last_characters(k)} of ({name})* {verb(k, 'decide')} "
             f"the next, and GPT-2 small sees at most {GPT2_SMALL['n_ctx']}; got {n_ctx}"
         )
     layout = Layout(chars, k, n_ctx)
@@ -331,7 +331,7 @@ def describe(model, max_rows=20):
     """
     lines = [
         f"pattern ({_short(model.pattern)})*: period {len(model.pattern)}, characters {_short(''.join(model.chars))!r}",
-        f"k = {model.k}: {last_characters(model.k)} decide the next; one head per offset 0..{model.k - 1}",
+        f"k = {model.k}: {last_characters(model.k)} {verb(model.k, 'decide')} the next; one head per offset 0..{model.k - 1}",
         f"n_ctx = {model.n_ctx}, n_embd = {model.n_embd} ({model.n_head} head{'s' if model.n_head != 1 else ''} of {model.d_head} columns), "
         f"{len(model.hidden_labels)} FFN units",
         f"lookup table (last {model.k} characters -> next):",
@@ -344,11 +344,13 @@ def describe(model, max_rows=20):
 
 
 def check_text(name, pattern):
-    """A non-empty str (any characters): what shortest_period and context_needed accept."""
+    """A non-empty str (any characters) of at most :data:`~handtf.checks.MAX_TEXT`: what shortest_period accepts (linear in it)."""
     if not isinstance(pattern, str):
         raise TypeError(f"{name} must be a str, got {type(pattern).__name__}")
     if not pattern:
         raise ValueError("pattern is empty; give the characters to repeat, e.g. 'aab'")
+    if len(pattern) > MAX_TEXT:
+        raise ValueError(f"{name} must have at most {MAX_TEXT:,} characters (MAX_TEXT), got {len(pattern):,}")
     return pattern
 
 
@@ -356,7 +358,15 @@ def check_shortest_period(pattern):
     check_text("pattern", pattern)
 
 
-check_context_needed = check_shortest_period
+MAX_PERIOD = GPT2_SMALL["n_hidden"]
+"""``context_needed`` sorts every phase's past, ``n**2`` characters for a period of ``n``: at most this period (3,072, as ``compile_pattern``)."""
+
+
+def check_context_needed(pattern):
+    period = len(shortest_period.__wrapped__(check_text("pattern", pattern)))
+    if period > MAX_PERIOD:
+        raise ValueError(f"pattern repeats every {period:,} characters; context_needed compares every two phases "
+                         f"({period:,}**2 characters) and takes a period of at most {MAX_PERIOD:,} (MAX_PERIOD, GPT-2 small's n_hidden)")
 
 
 def check_describe(model, max_rows):
@@ -366,7 +376,12 @@ def check_describe(model, max_rows):
 
 
 def check_phases(pattern, k):
-    return {"k": check_int_range("k", k, 1, 10 * len(check_text("pattern", pattern)), " (ten periods)")}
+    n = len(check_text("pattern", pattern))
+    k = check_int_range("k", k, 1, 10 * n, " (ten periods)")
+    if n * (k + 1) > MAX_TEXT:
+        raise ValueError(f"phases of {n:,} characters with k = {k:,} make {n * (k + 1):,} characters; "
+                         f"at most {MAX_TEXT:,} (MAX_TEXT): use a smaller k or a shorter pattern")
+    return {"k": k}
 
 
 def check_compile_pattern(pattern, n_ctx, dtype):

@@ -41,10 +41,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..blocks.attend import attention_weights
-from ..checks import check_float_dtype, check_int_range, check_real, check_seed, checked
+from ..checks import type_name, check_alphabet, check_float_dtype, check_int_range, check_real, check_seed, check_steps, checked
 from .compiler import GPT2_SMALL, LG
 from ..training.backprop import loss_and_grads
-from ..model.picogpt import gpt2
+from ..model.transformer import gpt
 from ..training.trainer import adam_moments, adam_step, leaves
 from ..model.weights import as_dtype
 
@@ -180,7 +180,7 @@ def induction_attention(model, text):
 
     ids = np.array([model.chars.index(c) for c in text])  # [n_seq]
     with Recorder(attention_weights) as record:  # the one forward pass, its attention kept as it runs
-        logits = gpt2(ids, **model.weights, n_head=model.n_head)  # [n_seq, n_vocab]
+        logits = gpt(ids, **model.weights, n_head=model.n_head)  # [n_seq, n_vocab]
     first, second = record.arrays["attention_weights"]["weights"][-2:]  # each [n_head, n_seq, n_seq]
     return first.reshape(-1, len(ids), len(ids))[0], second.reshape(-1, len(ids), len(ids))[0], logits
 
@@ -254,7 +254,7 @@ def verify_induction(model=None, dtypes=(np.float32, np.float64)):
             if not claimed.any():
                 continue
             for name in names:
-                logits = gpt2(ids, **cast[name], n_head=model.n_head)[claimed]  # [n_claimed, n_vocab]
+                logits = gpt(ids, **cast[name], n_head=model.n_head)[claimed]  # [n_claimed, n_vocab]
                 want = expected[claimed]  # [n_claimed]
                 rows = np.arange(len(want))
                 others = logits.copy()
@@ -332,27 +332,11 @@ def sequence_count(v, n_ctx):
 # The boundary (see handtf.checks): what each function above accepts.
 
 
-def check_alphabet(alphabet):
-    if not isinstance(alphabet, str):
-        raise TypeError(f"alphabet must be a str of distinct characters, e.g. 'abc', got {type(alphabet).__name__}")
-    for position, char in enumerate(alphabet):
-        if not char.isprintable() or char.isspace():
-            raise ValueError(f"{char!r} at position {position} of the alphabet cannot be a token; "
-                             "characters must be printable and not spaces")
-    repeated = sorted({c for c in alphabet if alphabet.count(c) > 1})
-    if repeated:
-        raise ValueError(f"alphabet has {', '.join(map(repr, repeated))} more than once; each character is one token")
-    if len(alphabet) < 2:
-        raise ValueError(f"alphabet must have at least 2 characters (a margin needs a wrong token), got {alphabet!r}")
-
-
 def check_induction_head(alphabet, n_ctx, dtype):
-    check_alphabet(alphabet)
+    check_alphabet("alphabet", alphabet, at_least=2, at_most=(GPT2_SMALL["n_embd"] - 2) // 2,
+                   why=f" (2 columns each, plus 2 positions, within GPT-2 small's n_embd = {GPT2_SMALL['n_embd']})",
+                   low_why=" (a margin needs a wrong token)")
     most = GPT2_SMALL["n_embd"] - 2 * len(alphabet)
-    if most < 2:
-        raise ValueError(f"alphabet has {len(alphabet)} characters; the design supports at most "
-                         f"{(GPT2_SMALL['n_embd'] - 2) // 2} (2 columns each, plus 2 positions, "
-                         f"within GPT-2 small's n_embd = {GPT2_SMALL['n_embd']})")
     n_ctx = check_int_range("n_ctx", n_ctx, 2, most,
                             f" (2 * {len(alphabet)} token columns + n_ctx position columns "
                             f"must fit GPT-2 small's n_embd = {GPT2_SMALL['n_embd']})",
@@ -362,7 +346,7 @@ def check_induction_head(alphabet, n_ctx, dtype):
 
 def check_train_induction(alphabet, n_ctx, steps, seed, batch, lr, std):
     check_induction_head(alphabet, n_ctx, np.float64)
-    check_int_range("steps", steps, 1, 100_000, " (a bound that keeps a typo from running for hours)")
+    check_steps("steps", steps)
     check_seed("seed", seed)
     check_int_range("batch", batch, 1, 4096)
     check_real("lr", lr, 0, 1, low_open=True)
@@ -387,7 +371,7 @@ def check_induction_rule(text):
 
 def check_induction_attention(model, text):
     if not isinstance(model, InductionHead):
-        raise TypeError(f"model must be an InductionHead (from induction_head()), got {type(model).__name__}")
+        raise TypeError(f"model must be an InductionHead (from induction_head()), got {type_name(model)}")
     if not isinstance(text, str) or not 1 <= len(text) <= model.n_ctx:
         got = repr(text) if isinstance(text, str) else type(text).__name__
         raise ValueError(f"text must be a str of 1 to {model.n_ctx} characters (n_ctx), got {got}")
@@ -399,7 +383,7 @@ def check_induction_attention(model, text):
 
 def check_verify_induction(model, dtypes):
     if model is not None and not isinstance(model, InductionHead):
-        raise TypeError(f"model must be an InductionHead (from induction_head()), got {type(model).__name__}")
+        raise TypeError(f"model must be an InductionHead (from induction_head()), got {type_name(model)}")
     v, n_ctx = (3, 8) if model is None else (len(model.chars), model.n_ctx)
     count = sequence_count(v, n_ctx)
     if count > MAX_SEQUENCES:
@@ -408,5 +392,6 @@ def check_verify_induction(model, dtypes):
                          "use fewer characters or a shorter n_ctx")
     if isinstance(dtypes, (str, type, np.dtype)) or not isinstance(dtypes, (tuple, list)) or not dtypes:
         raise TypeError(f"dtypes must be a non-empty tuple of float dtypes, e.g. (np.float32, np.float64), got {dtypes!r}")
-    for dtype in dtypes:
-        check_float_dtype("dtypes", dtype, least=4)
+    names = [check_float_dtype("dtypes", dtype, least=4).name for dtype in dtypes]
+    if len(set(names)) != len(names):
+        raise ValueError(f"dtypes must name each dtype once (each is counted on its own), got {', '.join(names)}")

@@ -12,11 +12,12 @@ deterministic; ties go to the lower token id.
 """
 
 import math
+import sys
 
 import numpy as np
 
 from ..blocks.activations import softmax
-from ..checks import check_callable, check_count, check_ids, check_int_range, check_real, check_rng, check_steps, checked, read_array, shown
+from ..checks import check_callable, check_count, check_ids, check_int_range, check_real, check_rng, check_scores, check_steps, checked, read_array, shown
 
 
 @checked
@@ -222,19 +223,8 @@ def beam_search(step_fn, start_tokens, beam_width, max_len, eos=None,
 
 
 def check_logits(logits):
-    """[n_vocab] logits as float64: -inf (a filtered token) is fine, NaN and +inf are not."""
-    logits = read_array("logits", logits, "real numbers")
-    if logits.dtype == bool or not np.issubdtype(logits.dtype, np.number) or np.iscomplexobj(logits):
-        raise TypeError(f"logits must be real numbers, got {logits.dtype} values")
-    if logits.ndim != 1 or logits.size == 0:
-        raise ValueError(f"logits must have shape [n_vocab] with n_vocab >= 1, got shape {logits.shape}")
-    logits = logits.astype(np.float64)
-    bad = np.flatnonzero(np.isnan(logits) | (logits == np.inf))
-    if bad.size:
-        raise ValueError(f"logits must not be NaN or +inf, got {logits[bad[0]]} for token {bad[0]}")
-    if not np.isfinite(logits).any():
-        raise ValueError("logits must have at least one finite entry, got all -inf")
-    return logits
+    """[n_vocab] logits as float64 (the one reader of logits, :func:`handtf.checks.check_scores`)."""
+    return check_scores("logits", logits, ndim=1)
 
 
 def check_greedy(logits):
@@ -288,10 +278,13 @@ def check_greedy_search(step_fn, start_tokens, max_len, eos):
 
 
 def check_beam_search(step_fn, start_tokens, beam_width, max_len, eos, length_penalty):
-    return check_greedy_search(step_fn, start_tokens, max_len, eos) | {
-        "beam_width": check_count("beam_width", beam_width),
-        "length_penalty": check_real("length_penalty", length_penalty, low=0),
-    }
+    checked_args = check_greedy_search(step_fn, start_tokens, max_len, eos)
+    length_penalty = check_real("length_penalty", length_penalty, low=0)
+    most = math.log(sys.float_info.max) / math.log(checked_args["max_len"]) if checked_args["max_len"] > 1 else math.inf
+    if length_penalty > most:  # n_new ** length_penalty must stay a float
+        raise ValueError(f"length_penalty must be at most {most:.4g} for max_len = {checked_args['max_len']:,} "
+                         f"(n_new ** length_penalty overflows a float beyond it), got {length_penalty:g}")
+    return checked_args | {"beam_width": check_count("beam_width", beam_width), "length_penalty": length_penalty}
 
 
 def check_start_tokens(start_tokens):
@@ -319,7 +312,7 @@ def checked_step_fn(step_fn, start_tokens, eos):
 
     def checked_step(tokens):
         try:
-            log_probs = check_logits(step_fn(tokens))
+            log_probs = check_logits(step_fn(list(tokens)))  # a copy: step_fn cannot change the search's own list
         except (ValueError, TypeError) as error:
             raise type(error)(f"step_fn must return log-probs [n_vocab]: {error}") from None
         if n_vocab and log_probs.size != n_vocab[0]:

@@ -1,20 +1,24 @@
 """The gradient of the loss of a GPT-2-layout model, by the chain rule through every block.
 
-:func:`loss_and_grads` runs the forward pass of :func:`handtf.gpt2` (its
-``gpt2_block`` on each block, keeping each block's input), then, in reverse
-order, the backward functions that sit next to their forward functions
-(``gpt2_block_backward`` and ``embedding_backward`` in :mod:`handtf.model.picogpt`,
-``layer_norm_backward`` in :mod:`handtf.blocks.layers`, ...). Besides the hand-made
-model's layout (a block with ``attn`` only) it takes GPT-2's full block (``ln_1``, ``attn``, ``ln_2``, ``mlp``, a final
-``ln_f``) and several heads, so the same code trains variants of the model.
+:func:`loss_and_grads` runs :func:`handtf.gpt` itself, keeping its ``x`` as
+it computes it (a :class:`handtf.model.recording.Recorder`: the embedding, then
+each block's output), then, in reverse order, the backward functions that
+sit next to their forward functions (``transformer_block_backward`` in
+:mod:`handtf.model.transformer`, ``layer_norm_backward`` and ``embedding_backward`` in
+:mod:`handtf.blocks.layers`, ...). Besides the hand-made model's layout (a block
+with ``attn`` only) it takes GPT-2's full block (``ln_1``, ``attn``,
+``ln_2``, ``mlp``, a final ``ln_f``) and several heads, so the same code
+trains variants of the model.
 """
 
 import numpy as np
 
-from ..checks import check_finite_result, check_gpt2_weights, check_ids, check_keys, check_n_head, check_real, checked
+from ..checks import check_finite_result, check_ids, check_n_head, check_real, checked
+from ..layouts import check_gpt2_weights, check_keys
 from ..blocks.loss import cross_entropy_backward, smoothed_targets, soft_cross_entropy
-from ..blocks.layers import embedding_backward, layer_norm, layer_norm_backward
-from ..model.picogpt import gpt2_block, gpt2_block_backward
+from ..blocks.layers import embedding_backward, layer_norm_backward
+from ..model.transformer import gpt, transformer_block_backward
+from ..model.recording import Recorder
 
 
 @checked(result=lambda value, args: check_finite_result(value, args, "loss or gradient"))
@@ -35,16 +39,14 @@ def loss_and_grads(weights, inputs, targets, n_head=1, label_smoothing=0.0):
     >>> loss, float(np.abs(grads["wte"]).max())
     (0.0, 0.0)
     """
-    # [n_vocab, n_embd], [n_ctx, n_embd]
-    wte, wpe, ln_f = weights["wte"], weights["wpe"], weights.get("ln_f")
+    wte, blocks, ln_f = weights["wte"], weights["blocks"], weights.get("ln_f")
     n_vocab, n_seq = wte.shape[0], inputs.shape[-1]
-    # gpt2's forward pass; xs[i] is the input of block i
-    xs = [wte[inputs] + wpe[:n_seq]]  # [..., n_seq, n_embd]
-    for block in weights["blocks"]:
-        xs.append(gpt2_block(xs[-1], **block, n_head=n_head))
-    # [..., n_seq, n_embd]
-    h = layer_norm(xs[-1], **ln_f) if ln_f else xs[-1]
-    logits = h @ wte.T  # [..., n_seq, n_vocab], the output layer shares wte
+    # gpt itself, its x kept as computed: the embedding, each block's output
+    with Recorder(gpt) as record:
+        logits = gpt(inputs, **weights, n_head=n_head)  # [..., n_seq, n_vocab]
+    x = record.arrays["gpt"]["x"]  # each [..., n_seq, n_embd]
+    # xs[i] is the input of block i; h, the last x, meets wte.T
+    xs, h = x[: len(blocks) + 1], x[-1]
     # [..., n_seq, n_vocab]
     target_probs = smoothed_targets(targets, n_vocab, label_smoothing)
 
@@ -56,13 +58,13 @@ def loss_and_grads(weights, inputs, targets, n_head=1, label_smoothing=0.0):
     dx = dlogits @ wte  # [..., n_seq, n_embd]
     if ln_f:
         dx, grads["ln_f"] = layer_norm_backward(dx, xs[-1], **ln_f)
-    grads["blocks"] = [None] * len(weights["blocks"])
-    for i in reversed(range(len(weights["blocks"]))):
-        dx, grads["blocks"][i] = gpt2_block_backward(
-            dx, xs[i], **weights["blocks"][i], n_head=n_head)
+    grads["blocks"] = [None] * len(blocks)
+    for i in reversed(range(len(blocks))):
+        dx, grads["blocks"][i] = transformer_block_backward(
+            dx, xs[i], **blocks[i], n_head=n_head)
     # plus the input layer's use of wte
     grads["wte"] = grads["wte"] + embedding_backward(dx, inputs, n_vocab)
-    grads["wpe"] = np.zeros_like(wpe)
+    grads["wpe"] = np.zeros_like(weights["wpe"])
     # [n_seq, n_embd]
     grads["wpe"][:n_seq] = dx.reshape(-1, n_seq, dx.shape[-1]).sum(axis=0)
     return soft_cross_entropy(logits, target_probs), grads

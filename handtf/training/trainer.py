@@ -34,9 +34,11 @@ from ..checks import (
     check_size,
     check_steps,
     checked,
+    shown,
 )
-from ..model.picogpt import gpt2
+from ..model.transformer import gpt
 from ..model.tokenizer import CHARS, tokenize
+from ..trees import leaves  # noqa: F401 (handtf.training.trainer.leaves: the one walk of a weight tree)
 from ..model.weights import N_CTX, N_EMBED, N_VOCAB
 
 BETA1, BETA2, EPS = 0.9, 0.98, 1e-9  # the paper's Adam
@@ -125,19 +127,6 @@ def dropout(x, rate, rng=None, training=True):
 # --8<-- [end:dropout]
 
 
-def leaves(tree):
-    """Every array of a nested dict/list of weights, in a fixed order (dict keys sorted).
-
-    >>> [a.shape for a in leaves({"wte": np.zeros((2, 8)), "blocks": [{"b": np.zeros(3)}]})]
-    [(3,), (2, 8)]
-    """
-    if isinstance(tree, dict):
-        return [leaf for key in sorted(tree) for leaf in leaves(tree[key])]
-    if isinstance(tree, list):
-        return [leaf for item in tree for leaf in leaves(item)]
-    return [tree]
-
-
 @checked
 def init_weights(seed, n_embd=N_EMBED, std=0.5):
     """Seeded random weights of the hand-made model's layout: ``wte``, ``wpe`` and one attention block.
@@ -198,14 +187,9 @@ def determined(inputs, targets):
     return np.array([[len(nexts[tuple(row[: j + 1])]) == 1 for j in range(len(row))] for row in inputs])
 
 
-def logits_of(weights, inputs, n_head=1):
-    """The logits of a model in the layout ``train`` makes, with ``n_head`` heads: GPT-2's forward pass."""
-    return gpt2(inputs, **weights, n_head=n_head)  # [..., n_seq, n_vocab]
-
-
 def margins(weights, inputs, targets, n_head=1):
     """``logit(right) - logit(wrong)`` at every window and position (two tokens); > 0 means right."""
-    logits = logits_of(weights, inputs, n_head)  # [p, n_ctx, 2]
+    logits = gpt(inputs, **weights, n_head=n_head)  # [p, n_ctx, 2]
     right = np.take_along_axis(logits, targets[..., None], axis=-1)[..., 0]
     return 2 * right - logits.sum(axis=-1)  # [p, n_ctx]
 
@@ -293,6 +277,14 @@ def check_adam_step(params, grads, moments, step, lr, beta1, beta2, eps):
         g = check_array(f"grads[{i}]", g, nonempty=False)
         if g.shape != p.shape or len(pair) != 2 or any(np.shape(a) != p.shape for a in pair):
             raise ValueError(f"grads[{i}] and moments[{i}] must have the shape of params[{i}], {p.shape}")
+        if any(a.dtype.kind != "f" for a in pair):
+            raise TypeError(f"moments[{i}] must be float arrays (m and v are updated in place), got {pair[0].dtype} and {pair[1].dtype}")
+    updated = [(f"params[{i}]", p) for i, p in enumerate(params)] + [
+        (f"moments[{i}]", a) for i, pair in enumerate(moments) for a in pair]
+    for j, (name, a) in enumerate(updated):  # each array updated once: an array given twice would take two updates
+        other = next((other for other, b in updated[j + 1 :] if np.may_share_memory(a, b)), None)
+        if other is not None:
+            raise ValueError(f"{name} and {other} must be separate arrays (each is updated in place), got one array twice")
     return {
         "step": check_int_range("step", step, 1, 2**53, why=" (a float64 counts every step up to 2**53)"),
         "lr": check_real("lr", lr, 0),
@@ -309,6 +301,8 @@ def check_adam_moments(params):
 
 
 def check_dropout(x, rate, rng, training):
+    if not isinstance(training, (bool, np.bool_)):
+        raise TypeError(f"training must be True or False, got {shown(training)}")
     x = check_array("x", x, nonempty=False)
     rate = check_fraction("rate", rate)
     if training and rate > 0:
