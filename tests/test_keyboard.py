@@ -6,11 +6,24 @@ and from there uses only the keyboard: Tab and Shift+Tab between the controls,
 typing, the arrow keys, Home and End, Enter and Escape. After each step it
 checks what the reader would see change, and that the focused element draws a
 focus ring (an outline or a box shadow).
+
+The tests after them (issue 40) check what axe cannot see in the widgets and the header:
+that the crawl's tab walk (tests/beyond_axe.py) is the Tab key's, what the playground's
+live region says after an edit, an edit that changes nothing and Reset, the grid's focus
+ring against every cell colour, stale results marked at full contrast, the edited weight
+in forced colours (a screenshot), the palette button and the language menu.
 """
 
-import pytest
+import os
+from io import BytesIO
+from pathlib import Path
 
-from browsing import Visit
+import numpy as np
+import pytest
+from PIL import Image
+
+from beyond_axe import UNDER_HEADER, WALK, WALK_SIZES
+from browsing import Visit, drawn
 
 PHONE = {"width": 390, "height": 844}
 
@@ -200,3 +213,213 @@ def test_a_block_that_scrolls_sideways_is_a_tab_stop_the_arrows_scroll(opened):
     for _ in range(5):
         page.keyboard.press("ArrowRight")
     assert page.evaluate("document.activeElement.scrollLeft") > 0
+
+
+# ------------------------------------------------------------ what axe cannot see (issue 40)
+
+# the focused element as an index among the page's elements (None on the body), and whether it is under the header
+PRESSED = """() => { const el = document.activeElement; if (el === document.body) return [null, false];
+    return [[...document.querySelectorAll('*')].indexOf(el), (UNDER_HEADER)(el)]; }""".replace("UNDER_HEADER", UNDER_HEADER)
+
+
+@pytest.mark.parametrize("size", WALK_SIZES, ids=lambda s: f"{s['width']}x{s['height']}")
+def test_the_walk_is_the_tab_keys_walk(opened, size):
+    """tests/beyond_axe.py's ``WALK`` focuses every tab stop from inside the page, in the order it
+    reckons Tab takes; here the keys themselves walk the attention page (its widget, formulas,
+    exercises, sidebar) both ways and meet the same stops in the same order, hidden or not."""
+    for reverse, key in ((False, "Tab"), (True, "Shift+Tab")):
+        page = opened("attention/", viewport=size)  # a fresh page: the keys first, as a reader finds it
+        if reverse:
+            page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
+        pressed, hidden = [], 0
+        for _ in range(400):
+            page.keyboard.press(key)
+            where, under = page.evaluate(PRESSED)
+            if where is None:
+                break
+            pressed.append(where)
+            hidden += under
+        page.evaluate("() => { document.activeElement.blur(); window.scrollTo(0, 0); }")
+        walk = page.evaluate(WALK, [reverse, True])
+        assert pressed == walk["order"], (key, len(pressed), len(walk["order"]))
+        assert len(pressed) > 80 and hidden == len(walk["found"]), (key, hidden, walk["found"])
+
+
+def announced(page):
+    """The text of the playground's status line, and whether the edit count is inside a live region."""
+    return page.evaluate("""() => { const edits = document.querySelector('.handtf-edits');
+        const region = edits.closest('[role=status], [aria-live]');
+        return {text: region ? region.textContent.replace(/\\s+/g, ' ').trim() : null}; }""")["text"]
+
+
+def test_the_playground_announces_an_edit_a_no_op_edit_and_reset(opened):
+    """WCAG 4.1.3: what changed is said in a live region, also when nothing did; the count of
+    edited weights is inside it; the grid's instructions are its description; an edited
+    cell's name says "edited"."""
+    page = opened("playground/")
+    key = page.keyboard
+    tab_into(page, "[data-handtf-widget=playground]")
+    for _ in range(4):
+        key.press("Tab")
+    assert "handtf-reset" in active(page)["cls"]
+    key.press("Tab")
+    cell = active(page)
+    assert cell["key"] == "c_attn.w.0.0"
+    described = page.evaluate("""() => { const grid = document.activeElement.closest('[role=grid]');
+        const id = grid && grid.getAttribute('aria-describedby');
+        return id ? document.getElementById(id).textContent : null; }""")
+    assert described and "Enter" in described, described
+    old = cell["text"]
+
+    key.press("Enter")
+    key.type("7")
+    key.press("Enter")
+    assert active(page)["label"].endswith(", edited"), active(page)
+    said = announced(page)
+    assert said is not None, "the edit count is outside any live region"
+    assert said.startswith("7, c_attn, row ") and f"(was {old})" in said and said.endswith("1 weight edited"), said
+
+    key.press("Enter")  # the same value again: nothing changes, and the status says so
+    key.press("Control+A")
+    key.type("7")
+    key.press("Enter")
+    said = announced(page)
+    assert "unchanged" in said and said.endswith("1 weight edited"), said
+
+    page.click(".handtf-reset")
+    said = announced(page)
+    assert said == "Hand-set weights restored, Lg = 1024.", said
+    assert not page.locator("td.handtf-edited").count()
+
+
+def test_the_chinese_playground_announces_in_chinese(opened):
+    page = opened("zh/playground/?edit=c_attn.w.1.0:7")
+    page.click(".handtf-reset")
+    assert announced(page) == "已恢复手工设定的权重，Lg = 1024。"
+
+
+CONTRAST = """([a, b]) => {
+    const rgb = t => t.match(/[\\d.]+/g).slice(0, 3).map(Number);
+    const lum = c => { const [r, g, b] = c.map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+                       return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+    const [x, y] = [lum(rgb(a)), lum(rgb(b))].sort((p, q) => q - p);
+    return (x + 0.05) / (y + 0.05);
+}"""
+
+RING = """() => {
+    const cell = document.activeElement, style = getComputedStyle(cell);
+    const shadow = style.boxShadow.match(/rgba?\\([^)]*\\)/);
+    return {outline: style.outlineColor, outlineWidth: parseFloat(style.outlineWidth), shadow: shadow && shadow[0],
+            fills: [...document.querySelectorAll('td[data-key]')].map(td => getComputedStyle(td).backgroundColor)};
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_grid_focus_ring_stands_out_from_every_cell(opened, scheme):
+    """WCAG 1.4.11: the focused cell's ring has a part at 3:1 or more against the cell's colour,
+    for every colour a weight cell takes (the accent alone was 1.6:1 on the darkest cells)."""
+    page = opened("playground/", color_scheme=scheme)
+    page.focus("td[data-key='c_attn.w.0.0']")
+    ring = page.evaluate(RING)
+    assert ring["outlineWidth"] >= 2 and ring["shadow"], ring
+    assert page.evaluate(CONTRAST, [ring["outline"], ring["shadow"]]) >= 3, ring
+    weak = [fill for fill in set(ring["fills"])
+            if max(page.evaluate(CONTRAST, [ring["outline"], fill]), page.evaluate(CONTRAST, [ring["shadow"], fill])) < 3]
+    assert len(set(ring["fills"])) >= 4 and not weak, (ring["outline"], ring["shadow"], weak)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_stale_results_are_marked_not_dimmed(opened, scheme):
+    """A refused input leaves the last results on screen, marked, at full opacity (dimmed to 0.5
+    their text was 3.19:1 light and 1.94:1 dark)."""
+    page = opened("playground/", color_scheme=scheme)
+    page.fill(".handtf-context", "aac")
+    stale = page.evaluate("""() => [...document.querySelectorAll('[data-handtf-stale]')].map(el => {
+        let opacity = 1; for (let e = el; e; e = e.parentElement) opacity *= +getComputedStyle(e).opacity;
+        return {opacity, color: getComputedStyle(el.querySelector('dd, p, figcaption') || el).color,
+                background: getComputedStyle(document.body).backgroundColor,
+                border: getComputedStyle(el).borderLeftStyle}; })""")
+    assert len(stale) >= 2, stale
+    for block in stale:
+        assert block["opacity"] == 1 and block["border"] == "dashed", block
+        assert page.evaluate(CONTRAST, [block["color"], block["background"]]) >= 4.5, block
+
+
+def test_forced_colours_show_the_edited_weight(opened):
+    """WCAG 1.4.11 in Windows' high-contrast modes (Playwright's forced-colors emulation): the edited
+    cell keeps a mark (a dashed border: box shadows vanish in forced colours); the screenshots are
+    saved under $HANDTF_SCREENSHOTS when it is set."""
+    page = opened("playground/?edit=c_attn.w.1.0:7")
+    page.emulate_media(forced_colors="active")
+    drawn(page)
+    cells = {key: page.locator(f"td[data-key='{key}']") for key in ("c_attn.w.1.0", "c_attn.w.1.2")}
+    looks = {key: page.evaluate("""el => { const s = getComputedStyle(el);
+        return {style: s.borderTopStyle, width: parseFloat(s.borderTopWidth), shadow: s.boxShadow}; }""",
+                                cell.element_handle()) for key, cell in cells.items()}
+    edited, plain = looks["c_attn.w.1.0"], looks["c_attn.w.1.2"]
+    assert edited["style"] == "dashed" and edited["width"] >= 2 and plain["style"] != "dashed", looks
+    shots = {key: Image.open(BytesIO(cell.screenshot())).convert("L") for key, cell in cells.items()}
+    folder = os.environ.get("HANDTF_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        page.locator("figure[data-name=c_attn]").screenshot(path=str(Path(folder) / "forced-colours-edited-weight.png"))
+    edge = {key: edge_ink(shot) for key, shot in shots.items()}
+    assert edge["c_attn.w.1.0"] > 2 * edge["c_attn.w.1.2"] + 10, edge
+
+
+def edge_ink(image):
+    """How many pixels of a cell's ring from 1 to 3 px inside its edge differ from its background
+    (the outermost pixel is the grid's line, which every cell has)."""
+    pixels = np.asarray(image, dtype=float)
+    background = np.median(pixels)
+    band = np.zeros_like(pixels, dtype=bool)
+    band[1:-1, 1:-1] = True
+    band[3:-3, 3:-3] = False
+    return int((abs(pixels[band] - background) > 60).sum())
+
+
+@pytest.mark.parametrize("language, name", [("", "Dark mode"), ("zh/", "深色模式")])
+def test_the_palette_button_is_one_toggle_in_the_pages_language(opened, language, name):
+    """WCAG 4.1.2: one button, named in the page's language, pressed while the page is dark; Space
+    and Enter both switch once; Material's radios are out of the tab order."""
+    page = opened(language + "attention/", color_scheme="light")
+    button = page.locator(".md-header button.handtf-palette")
+    assert button.get_attribute("aria-label") == name and button.get_attribute("aria-pressed") == "false"
+    assert page.evaluate("() => [...document.querySelectorAll('input[name=__palette]')].every(r => r.tabIndex < 0)")
+    button.focus()
+    scheme = "() => document.body.getAttribute('data-md-color-scheme')"
+    page.keyboard.press("Space")
+    assert page.evaluate(scheme) == "slate" and button.get_attribute("aria-pressed") == "true"
+    page.keyboard.press("Enter")
+    assert page.evaluate(scheme) == "default" and button.get_attribute("aria-pressed") == "false"
+    active(page)
+
+
+def test_the_language_menu_says_it_is_open_and_escape_closes_it(opened):
+    """WCAG 1.4.13 and 4.1.2: the menu opens on focus, its button says so; Escape closes it without
+    moving the pointer or the focus away, and it opens again the next time."""
+    page = opened("", color_scheme="light")
+    button = page.locator(".md-header .md-select button")
+    shown = "() => getComputedStyle(document.querySelector('.md-header .md-select__inner')).display !== 'none'" \
+            " && +getComputedStyle(document.querySelector('.md-header .md-select__inner')).opacity > 0"
+    button.focus()
+    page.wait_for_function(shown)  # Material fades it in
+    assert button.get_attribute("aria-expanded") == "true"
+    page.keyboard.press("Escape")
+    assert button.get_attribute("aria-expanded") == "false" and not page.evaluate(shown)
+    assert page.evaluate("document.activeElement.closest('.md-select') !== null")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Shift+Tab")  # back into the menu: open again
+    assert page.evaluate("document.activeElement.closest('.md-select') !== null")
+    page.wait_for_function(shown)
+    assert button.get_attribute("aria-expanded") == "true"
+    # the home map's arrows are drawn, not read (CSS alternative text "")
+    arrow = page.evaluate("() => getComputedStyle(document.querySelector('.handtf-map li + li'), '::after').content")
+    assert arrow.endswith('/ ""'), arrow
+
+
+def test_the_playground_headings_go_down_one_level_at_a_time(opened):
+    page = opened("playground/")
+    levels = page.evaluate("() => [...document.querySelectorAll('.md-content h1, .md-content h2, .md-content h3, .md-content h4')]"
+                           ".map(h => +h.tagName[1])")
+    assert levels[0] == 1 and all(b <= a + 1 for a, b in zip(levels, levels[1:])), levels

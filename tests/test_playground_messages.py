@@ -25,8 +25,10 @@ def tokenizer_position(text):
 
 
 def dimmed(page):
+    """Whether the results and the intermediates are marked stale (issue 40: marked, at full opacity)."""
     return page.evaluate(
-        "() => [...document.querySelectorAll('.handtf-results, .handtf-intermediates')].map(e => getComputedStyle(e).opacity)"
+        "() => [...document.querySelectorAll('.handtf-results, .handtf-intermediates')]"
+        ".map(e => e.hasAttribute('data-handtf-stale') && getComputedStyle(e).opacity === '1' ? 'stale' : getComputedStyle(e).opacity)"
     )
 
 
@@ -44,7 +46,7 @@ def test_a_refused_context_names_its_position_from_0_and_marks_the_results_stale
         assert POSITION[language].format(tokenizer_position("aabx")) in message, message
         assert STALE[language] in message
         assert page.evaluate("() => document.querySelector('.handtf-playground').classList.contains('handtf-stale')")
-        assert dimmed(page) == ["0.5", "0.5"]
+        assert dimmed(page) == ["stale", "stale"]
         assert page.inner_text(".handtf-prediction") == prediction  # the last valid context's, not updated
         page.fill(".handtf-context", "aab")
         assert page.inner_text(".handtf-message") == ""
@@ -61,7 +63,7 @@ def test_a_refused_lg_marks_the_results_stale_and_a_valid_one_clears_it(browser,
         page.fill(".handtf-lg", "-3")
         page.dispatch_event(".handtf-lg", "change")
         assert STALE["en"] in page.inner_text(".handtf-message")
-        assert dimmed(page) == ["0.5", "0.5"]
+        assert dimmed(page) == ["stale", "stale"]
         page.fill(".handtf-lg", "8")
         page.dispatch_event(".handtf-lg", "change")
         assert page.inner_text(".handtf-message") == "" and dimmed(page) == ["1", "1"]

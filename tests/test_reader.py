@@ -44,7 +44,8 @@ import pytest
 from PIL import Image
 
 from accessibility import axe_both_schemes
-from browsing import TOGGLE, Visit, crawl_site, drawn, has_figures, is_page
+from beyond_axe import beyond_axe_facts
+from browsing import PREFIX, TOGGLE, Visit, crawl_site, drawn, has_figures, is_page
 from pages import DOCS, nav_files, pages
 from phone_view import FIGURE_FACTS, PHONE, phone_facts, small_figures
 
@@ -69,8 +70,9 @@ LIVE_PAGES = ["attention/", "concepts/feed-forward/", "concepts/playground/"]
 def read_page(visit, facts):
     """Everything the checks of every page need, read while the crawl has the page open:
     at 1280 px its listings, code blocks, formulas and figures, axe's report in both
-    schemes (``accessibility.axe_both_schemes``, once per built page), then the phone's
-    view (``phone_view.phone_facts``)."""
+    schemes (``accessibility.axe_both_schemes``, once per built page), what axe cannot see
+    (``beyond_axe.beyond_axe_facts``: tab walks at 1280 x 800 and 320 x 640, hover and focus
+    colours, idle tab stops, language of parts), then the phone's view (``phone_view.phone_facts``)."""
     page = visit.page
     found = {"listings": page.evaluate(LISTING_FACTS), "code": page.evaluate(CODE_FACTS),
              "formulas": page.evaluate(RENDERED)}
@@ -78,6 +80,8 @@ def read_page(visit, facts):
         found["small figures"] = small_figures(page, 1280)
     if not urlparse(visit.url).query:  # the playground's states (?context=...) are one built page
         found["axe"] = axe_both_schemes(page)
+        path = urlparse(visit.url).path[len(PREFIX):].removeprefix("zh/")  # attention/, "" for a home page
+        found["beyond axe"] = beyond_axe_facts(page, facts, path)
     found["phone"] = phone_facts(page, facts)
     return found
 
@@ -493,3 +497,7 @@ from accessibility import (  # noqa: E402, F401  (axe-core's WCAG 2.2 A and AA r
     test_each_allowed_entry_names_its_upstream_issue_and_is_still_needed, test_each_figure_says_what_it_shows,
     test_each_page_declares_its_language, test_every_page_in_both_languages_and_schemes_was_checked,
     test_no_page_violates_wcag_a_or_aa_outside_the_allowed_list, test_the_allowed_list_allows_its_rule_on_its_elements_only)
+from beyond_axe import (  # noqa: E402, F401  (what axe cannot see: focus, states, idle tab stops, language)
+    test_focus_is_never_under_the_header_tabbing_either_way, test_links_and_buttons_keep_their_contrast_in_hover_and_focus,
+    test_each_check_finds_what_is_planted, test_no_tab_stop_has_nothing_to_scroll, test_text_in_the_other_language_says_so,
+    test_the_404_page_says_each_thing_in_its_language)

@@ -29,11 +29,14 @@ def positional_encoding(phone=False):
     ax.set_title(f"PE[pos, i]   d_model = {d_model}", fontsize=11, **MONO)
     scale = plt.cm.ScalarMappable(norm=norm, cmap=C.cmap)
     colourbar = fig.colorbar(scale, cax=fig.add_axes((3.75 / width, 0.5 / height, 0.15 / width, n_pos * cell / height)), boundaries=np.linspace(-1, 1, 33))
-    colourbar.set_ticks([-1, 0, 1])
-    right = fig.add_axes((4.55 / width, 0.5 / height, 3.75 / width, n_pos * cell / height))
-    colours = C.series
-    for colour, i in zip(colours, (0, 8, 16, 32)):
-        right.plot(range(n_pos), pe[:, i], "o-", color=colour, markersize=2.5, linewidth=1.2, label=f"i = {i}")
+    colourbar.set_ticks([-1, -0.5, 0, 0.5, 1])  # the scale's numbers, so that a value is read without telling hues apart
+    colourbar.ax.tick_params(labelsize=9)
+    right = fig.add_axes((4.8 / width, 0.5 / height, 3.5 / width, n_pos * cell / height))  # clear of the scale's numbers
+    # four series told apart by line style and marker as well as colour (WCAG 1.4.1)
+    styles = (("-", "o"), ("--", "s"), ("-.", "^"), (":", "D"))
+    for colour, (line, marker), i in zip(C.series, styles, (0, 8, 16, 32)):
+        right.plot(range(n_pos), pe[:, i], linestyle=line, marker=marker, color=colour, markersize=3.5, linewidth=1.4,
+                   markevery=(i // 8, 5), label=f"i = {i}")
     right.set_xlabel("pos", **MONO)
     right.set_ylim(-1.15, 1.45)
     right.set_title("PE[pos, i]", fontsize=11, **MONO)

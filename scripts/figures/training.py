@@ -29,11 +29,15 @@ def training_loss(words, phone=False):
     fig, ax = plt.subplots(figsize=(4.8, 3.8) if phone else (8.4, 3.4))
     fig.subplots_adjust(left=0.16 if phone else 0.09, right=0.97 if phone else 0.98, bottom=0.14 if phone else 0.16, top=0.9)
     steps = np.arange(1, 401)
-    for (seed, n_head), colour, style in (((0, 1), C.blue, "-"), ((19, 1), C.red, "-"), ((19, 2), C.series[2], "--")):
+    # the runs differ in line style and marker, not only in colour (WCAG 1.4.1: blue and red of
+    # equal lightness look alike to a reader who cannot tell the hues apart)
+    runs = (((0, 1), C.blue, "-", "o"), ((19, 1), C.red, "--", "s"), ((19, 2), C.series[2], "-.", "^"))
+    for (seed, n_head), colour, style, marker in runs:
         # four significant digits: a long run's last bits depend on the CPU's vector
         # instructions (numpy's SIMD exp and log), and the drawing must not
         losses = [float(f"{loss:.4g}") for loss in run(seed, n_head).losses]
-        ax.plot(steps, losses, style, color=colour, linewidth=1.6, label=words["run"].format(seed=seed, n=n_head, s="s" * (n_head > 1)))
+        ax.plot(steps, losses, style, color=colour, linewidth=1.6, marker=marker, markersize=5, markevery=(20 * (1 + seed % 3), 50),
+                label=words["run"].format(seed=seed, n=n_head, s="s" * (n_head > 1)))
     floor = 2 * math.log(2) / 15
     ax.axhline(floor, color=C.muted, linestyle=":", linewidth=1.2, label=words["floor"])
     ax.set_yscale("log")

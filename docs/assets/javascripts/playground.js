@@ -33,8 +33,12 @@ const TEXT = {
     weights: "Weights",
     weightsHelp:
       "Click a cell and type a number, or move with the arrow keys and press Enter. " +
-      "Enter keeps the value, Escape drops it. Edited cells are outlined.",
+      "Enter keeps the value, Escape drops it. Edited cells have a dashed border.",
     edited: (n) => (n === 1 ? "1 weight edited" : `${n} weights edited`),
+    // what the status line says (a live region) after an edit, an edit that changes nothing, and a reset
+    changed: (cell, old) => `${cell} (was ${old}).`,
+    unchanged: (cell) => `${cell}: unchanged.`,
+    restored: (lg) => `Hand-set weights restored, Lg = ${lg}.`,
     intermediates: "Every intermediate, for the last five tokens",
     shareHelp: "The address bar holds the whole state: copy it to send this model to someone.",
     badChar: (char, position) => `“${char}” at position ${position} (counting from 0, as the tokenizer does) is not a token: use only a and b.`,
@@ -54,7 +58,7 @@ const TEXT = {
     badLink: (part) => `This link's “${part}” was not understood and is ignored.`,
     moreLinkProblems: (n) => `And ${n} more parts of the link were not understood.`,
     // a weight cell is named by what it shows: its value first (the visible text), then where it is
-    cell: (name, row, col, value) => `${value}, ${name}, row ${row}, column ${col}`,
+    cell: (name, row, col, value, edited) => `${value}, ${name}, row ${row}, column ${col}${edited ? ", edited" : ""}`,
     bias: "bias",
     semicolon: "; ",
     colon: ": ",
@@ -78,8 +82,11 @@ const TEXT = {
     expected: (context, char) => `“${context}”（后面应是 ${char}）`,
     none: "无",
     weights: "权重",
-    weightsHelp: "点击一个单元格并输入数字，或用方向键移到它上面再按 Enter。Enter 保留新值，Esc 放弃。改过的单元格带有边框。",
+    weightsHelp: "点击一个单元格并输入数字，或用方向键移到它上面再按 Enter。Enter 保留新值，Esc 放弃。改过的单元格带有虚线边框。",
     edited: (n) => `已修改 ${n} 个权重`,
+    changed: (cell, old) => `${cell}（原为 ${old}）。`,
+    unchanged: (cell) => `${cell}：未改变。`,
+    restored: (lg) => `已恢复手工设定的权重，Lg = ${lg}。`,
     intermediates: "全部中间结果（最后五个词元）",
     shareHelp: "地址栏里保存着全部状态：复制它，就能把这个模型发给别人。",
     badChar: (char, position) => `位置 ${position}（与分词器一样从 0 数起）上的“${char}”不是词元：只能用 a 和 b。`,
@@ -96,7 +103,7 @@ const TEXT = {
     badMaxLen: (text) => `长度必须是 2 到 ${MAX_LEN_LIMIT} 之间的整数，而这里是“${text}”。`,
     badLink: (part) => `链接中的“${part}”无法识别，已忽略。`,
     moreLinkProblems: (n) => `链接中另有 ${n} 处无法识别。`,
-    cell: (name, row, col, value) => `${value}，${name}，${row} 行，${col} 列`,
+    cell: (name, row, col, value, edited) => `${value}，${name}，${row} 行，${col} 列${edited ? "，已修改" : ""}`,
     bias: "偏置",
     semicolon: "；",
     colon: "：",
@@ -495,13 +502,14 @@ function message(root) {
   return root.querySelector(".handtf-message");
 }
 
-// a refused input leaves the results of the last valid one on screen: staleNote says so, and they are dimmed
+// a refused input leaves the results of the last valid one on screen: staleNote says so, and they are
+// marked (playground.css: a dashed rule and grey, at full contrast; dimming them put their text under 4.5:1)
 function say(root, text, staleNote) {
   const stale = Boolean(text && staleNote);
   message(root).textContent = stale ? `${text} ${staleNote}` : text || "";
   root.classList.toggle("handtf-stale", stale);
   for (const results of root.querySelectorAll(".handtf-results, .handtf-maps:not(.handtf-weights), p.handtf-prediction")) {
-    results.style.opacity = stale ? "0.5" : "";
+    results.toggleAttribute("data-handtf-stale", stale);
   }
 }
 
@@ -604,7 +612,7 @@ function weightMaps(t, state, model) {
   const E = H.EMBED_LABELS;
   const rows = [...E, t.bias];
   const editable = (param) => (i, j) => (i < H.N_EMBED ? `${param}.w.${i}.${j}` : `${param}.b.${j}`);
-  const label = (param, cols) => (i, j, shown) => t.cell(param, rows[i], cols[j], shown);
+  const label = (param, cols) => (i, j, shown) => t.cell(param, rows[i], cols[j], shown, state.edits.has(editable(param)(i, j)));
   return [
     {
       name: "c_attn", title: "c_attn w, b", matrix: [...attn.c_attn.w, attn.c_attn.b], rows, cols: [...E, ...E, ...E],
@@ -788,7 +796,8 @@ function mountPlayground(root, t) {
     lgControl(t, state.lg) +
     `<div class="handtf-field"><label for="${maxLenId}">${t.maxLen}</label> ` +
     `<input id="${maxLenId}" class="handtf-max-len" type="number" min="2" max="${MAX_LEN_LIMIT}" step="1" value="${state.maxLen}"></div>` +
-    `<div class="handtf-field"><button type="button" class="md-button handtf-reset">${t.reset}</button> <span class="handtf-edits"></span></div>` +
+    `<div class="handtf-field"><button type="button" class="md-button handtf-reset">${t.reset}</button> ` +
+    `<p class="handtf-status" role="status"><span class="handtf-announce"></span> <span class="handtf-edits"></span></p></div>` +
     `</div>` +
     `<p class="handtf-message" role="alert"></p>` +
     `<dl class="handtf-results" aria-live="polite">` +
@@ -796,21 +805,25 @@ function mountPlayground(root, t) {
     `<dt>${t.completion} <span class="handtf-help">(${t.newTokens(NEW_TOKENS)})</span></dt><dd class="handtf-completion"></dd>` +
     `<dt>${t.check}</dt><dd class="handtf-check"></dd></dl>` +
     `<p class="handtf-help">${t.shareHelp}</p>` +
-    `<h3 class="handtf-heading">${t.weights}</h3><p id="${weightsHelp}" class="handtf-help">${t.weightsHelp}</p>` +
+    `<h2 class="handtf-heading">${t.weights}</h2><p id="${weightsHelp}" class="handtf-help">${t.weightsHelp}</p>` +
     thirdsControl(t) +
-    `<div class="handtf-weights handtf-maps" aria-describedby="${weightsHelp}"></div>` +
-    `<h3 class="handtf-heading">${t.intermediates}</h3>` +
+    `<div class="handtf-weights handtf-maps"></div>` +
+    `<h2 class="handtf-heading">${t.intermediates}</h2>` +
     `<div class="handtf-intermediates handtf-maps"></div>`;
 
   const maxLenInput = root.querySelector(".handtf-max-len");
   const weights = root.querySelector(".handtf-weights");
   wireThirds(root, weights, firstThird(state));
+  const announce = (text) => setText(root.querySelector(".handtf-announce"), text);
   const restore = gridKeyboard(weights, (key, value) => {
+    const old = state.edits.has(key) ? state.edits.get(key) : baseValue(key);
     state.edits.set(key, value);
     if (value === baseValue(key)) state.edits.delete(key); // back to the hand-set value: no longer an edit
     say(root, "");
     delete weights.dataset.drawn; // the edited cell holds an input: draw the weights again in any case
     render(true);
+    const name = weights.querySelector(`td[data-key="${key}"]`).getAttribute("aria-label");
+    announce(Object.is(old, value) ? t.unchanged(name) : t.changed(name, H.exactText(old)));
   }, t, root);
 
   function baseValue(key) {
@@ -853,6 +866,8 @@ function mountPlayground(root, t) {
     if (redrawWeights) {
       draw(weights, weightMaps(t, state, model));
       weights.dataset.drawn = weightsKey;
+      // each grid's instructions, read when the focus enters it (not on a wrapper no reader announces)
+      for (const grid of weights.querySelectorAll("table[role=grid]")) grid.setAttribute("aria-describedby", weightsHelp);
     }
     if (redrawWeights) restore(keepFocus); // last: focusing lays the page out, once every change is made
     clearTimeout(urlUpdate); // the address bar follows once the edits pause (browsers limit how often it may change)
@@ -890,6 +905,7 @@ function mountPlayground(root, t) {
     setLg(H.LG);
     say(root, "");
     render();
+    announce(t.restored(lgText(H.LG)));
   });
   say(root, problems.join(" "));
   renderers.push(render);
