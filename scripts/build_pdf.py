@@ -88,7 +88,7 @@ WORDS = {
         "section": "§{n}",
         "page_online": "This chapter online: {url}",
         "notebook": "Its examples as a notebook: {url}",
-        "live": "Online",
+        "live": "Online",  # the strong words of the "Live:" paragraph, followed by the page's address and a colon
         "live_line": "This runs live on the chapter's page online: {url}",
         "references": "References",
         "cited_in": "Cited in chapter {chapters}.",
@@ -127,6 +127,14 @@ WORDS = {
         "subject_student": "学生版：练习与提示，不含解答",
     },
 }
+# A page of the site is a chapter of the book: "This page builds ..." prints "This chapter builds ...".
+PAGE_WORDS = {"en": (re.compile(r"\b([Tt]his) page\b"), r"\1 chapter"), "zh": (re.compile("本页"), "本章")}
+
+
+def language_of(words):
+    return next(language for language, table in WORDS.items() if table is words)
+
+
 LIVE = re.compile(r"^\s*(Live|实时演示)\s*[:：]?\s*$")  # the strong words opening the paragraph before a widget
 
 # The papers the pages cite: each is listed under "References" when a chapter names it
@@ -168,10 +176,11 @@ PRINT_CSS = """
 .md-typeset *:not(img) { background-image: none !important; }
 html { font-size: 125%; }  /* Material sizes text in rem: 0.8rem -> 10pt on paper */
 body { margin: 0; background: #fff; font-synthesis: none; }  /* a style no font has is not faked */
-body[lang="zh"] { --md-text-font-family: "Noto Serif CJK SC", "Noto Sans CJK SC", serif; }
-body[lang="zh"], body[lang="zh"] .md-typeset { font-family: "Noto Serif CJK SC", "Noto Sans CJK SC", serif; }
+/* Chinese in Noto CJK (Debian's fonts-noto-cjk), which has bold faces: the text in its serif,
+   headings and bold words in its sans. WenQuanYi Micro Hei, if it is missing, has no bold. */
+body[lang="zh"], body[lang="zh"] .md-typeset { font-family: "Noto Serif CJK SC", "Noto Sans CJK SC", "WenQuanYi Micro Hei", serif; }
 body[lang="zh"] .md-typeset :is(h1, h2, h3, h4, strong, b, th, figcaption, .admonition-title, summary) {
-  font-family: "Noto Sans CJK SC", sans-serif; }
+  font-family: "Noto Sans CJK SC", "WenQuanYi Micro Hei", sans-serif; }
 body[lang="zh"] .md-typeset :is(code, pre, kbd) { font-family: "DejaVu Sans Mono", "Noto Sans Mono CJK SC", monospace; }
 .md-typeset { font-size: 0.8rem; line-height: 1.6; orphans: 3; widows: 3; }
 .md-typeset h1 { font-size: 1.8em; margin: 0 0 0.8em; color: #111; font-weight: 400; }
@@ -193,6 +202,7 @@ body[lang="zh"] .md-typeset :is(code, pre, kbd) { font-family: "DejaVu Sans Mono
 .md-typeset figure.handtf-figure p { margin: 0; }
 .md-typeset figure.handtf-figure figcaption { font-size: 0.9em; color: #333; max-width: 100%; margin: 0.4em auto 0;
   text-align: left; font-style: normal; }
+.md-typeset p.handtf-exercise { break-after: avoid; }  /* an exercise's statement stays with its hint */
 .md-typeset .handtf-label { font-weight: 700; margin-right: 0.25em; }
 .md-typeset .handtf-num { margin-right: 0.35em; color: #444; }
 .md-typeset h1 .handtf-num { font-weight: 700; }
@@ -300,6 +310,9 @@ def for_paper(article, solutions=True, words=None, live_url=None):
             element.decompose()
     for element in article.find_all(class_="handtf-print"):
         element["class"] = [c for c in element["class"] if c != "handtf-print"]
+    for text in article.find_all(string=PAGE_WORDS[language_of(words)][0]):
+        if not text.find_parent(["pre", "code", "script", "style"]):
+            text.replace_with(PAGE_WORDS[language_of(words)][0].sub(PAGE_WORDS[language_of(words)][1], text))
     for widget in article.find_all(is_widget):
         if widget.decomposed:
             continue
@@ -308,7 +321,9 @@ def for_paper(article, solutions=True, words=None, live_url=None):
         address = f'<a href="{live_url}">{html.escape(live_url)}</a>' if live_url else ""
         if strong is not None and LIVE.match(strong.get_text()) and before.contents and before.contents[0] is strong:
             strong.string = words["live"]
-            strong.insert_after(BeautifulSoup(f' <span class="handtf-url">({address})</span>' if address else "", "html.parser"))
+            colon = "：" if words is WORDS["zh"] else ":"
+            strong.insert_after(BeautifulSoup(f'<span class="handtf-url">{"（" if colon == "：" else " ("}{address}{"）" if colon == "：" else ")"}</span>{colon} '
+                                              if address else colon, "html.parser"))
             widget.decompose()
         else:
             line = BeautifulSoup(f'<p class="handtf-live">{words["live_line"].format(url=address)}</p>' if address else "",
@@ -445,7 +460,8 @@ def number_chapter(section, number, language, in_part, labels):
             label.string = words["figure"].format(n=f"{number}.{figures}")
             caption.append(label)
             caption.append(" ")
-            caption.append(first_sentence(image.get("alt", "")))
+            pattern, replacement = PAGE_WORDS[language]
+            caption.append(pattern.sub(replacement, first_sentence(image.get("alt", ""))))
             figure.append(caption)
             labels[figure["id"]] = words["figure"].format(n=f"{number}.{figures}")
             continue
@@ -462,6 +478,7 @@ def number_chapter(section, number, language, in_part, labels):
                     strong.append(label)
                     strong.append(" " + text)
                     element["id"] = element.get("id") or f"{section['id']}--exercise-{exercises}"
+                    element["class"] = [*element.get("class", []), "handtf-exercise"]
                     labels[element["id"]] = words["exercise"].format(n=f"{number}.{exercises}")
                     continue
         if element.get("id") and element["id"] not in labels:
@@ -794,7 +811,26 @@ DRAWN_IMAGES = """() => [...document.images].filter(i => {
 }).map(i => i.currentSrc || i.src)"""
 
 
-def print_pdf(browser, html_path, pdf_path, metadata=None):
+def fonts_drawing(page, selector, limit=40):
+    """{PostScript name of a font: glyphs} that Chromium draws the text of the first ``limit``
+    elements matching ``selector`` with (DevTools' CSS.getPlatformFontsForNode): a bold face
+    for bold words, or the regular face drawn bold by Chromium itself."""
+    session = page.context.new_cdp_session(page)
+    try:
+        session.send("DOM.enable")
+        session.send("CSS.enable")
+        root = session.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+        fonts = {}
+        for node in session.send("DOM.querySelectorAll", {"nodeId": root, "selector": selector})["nodeIds"][:limit]:
+            for font in session.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]:
+                name = font.get("postScriptName") or font["familyName"]
+                fonts[name] = fonts.get(name, 0) + font["glyphCount"]
+        return fonts
+    finally:
+        session.detach()
+
+
+def print_pdf(browser, html_path, pdf_path, metadata=None, fonts=None):
     """Print the book until its page numbers hold: the first PDF tells on which page each
     anchor falls, the next shows those pages in the contents and the cross-references (a
     number a digit shorter can move an anchor: then once more). The last is printed with
@@ -813,6 +849,8 @@ def print_pdf(browser, html_path, pdf_path, metadata=None):
         page.emulate_media(media="print")
         page.evaluate("document.fonts.ready.then(() => true)")
         page.evaluate(WRAP_CODE)
+        if fonts is not None:  # the faces of bold words and of the text, as printed
+            fonts.update(bold=fonts_drawing(page, ".handtf-chapter p strong"), text=fonts_drawing(page, ".handtf-chapter > p"))
         page.pdf(path=str(pdf_path), **PDF_OPTIONS)
         numbers = anchor_pages(pdf_path)
         for _ in range(2):
@@ -872,23 +910,27 @@ def metadata_of(site, language, solutions, facts):
     }
 
 
-def build(site, out, browser=None, languages=tuple(LANGUAGES), site_url=None, solutions=True, drawn=None):
+def build(site, out, browser=None, languages=tuple(LANGUAGES), site_url=None, solutions=True, drawn=None, fonts=None):
     """Print ``handtf-LANGUAGE.pdf`` for each language into ``out`` (with ``browser``, a Playwright
     Chromium, or Debian's Chromium launched here); returns {language: path}.
     ``solutions=False`` prints the student edition, ``handtf-LANGUAGE-student.pdf``;
-    a dict ``drawn`` gets {path: [address of each image drawn on paper]}."""
+    a dict ``drawn`` gets {path: [address of each image drawn on paper]}, a dict ``fonts``
+    {path: {"bold": {font: glyphs}, "text": {...}}} (``fonts_drawing``)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     if browser is None:
         with _chromium() as launched:
-            return build(site, out, launched, languages, site_url, solutions, drawn)
+            return build(site, out, launched, languages, site_url, solutions, drawn, fonts)
     written, facts = {}, edition()
     with tempfile.TemporaryDirectory() as scratch:
         for language in languages:
             name = f"handtf-{language}" + ("" if solutions else "-student")
             source, pdf = Path(scratch) / f"{name}.html", out / f"{name}.pdf"
             source.write_text(book_html(site, language, site_url, solutions, facts), encoding="utf-8")
-            images = print_pdf(browser, source, pdf, metadata_of(site, language, solutions, facts))
+            used = {}
+            images = print_pdf(browser, source, pdf, metadata_of(site, language, solutions, facts), used)
+            if fonts is not None:
+                fonts[pdf] = used
             if drawn is not None:
                 drawn[pdf] = images
             written[language] = pdf
