@@ -212,6 +212,8 @@ body[lang="zh"] .md-typeset :is(code, pre, kbd) { font-family: "DejaVu Sans Mono
 .md-typeset .handtf-online p { margin: 0.2em 0; overflow-wrap: anywhere; }
 .md-typeset .handtf-print { display: revert; }
 .md-typeset .handtf-journey a.handtf-journey__spot { display: block !important; }  /* the step numbers print */
+.md-typeset .handtf-journey figure > p:has(> img) { position: relative; width: fit-content; max-width: 100%;
+  margin-inline: auto; font-size: 0; line-height: 0; }  /* as mainline.css lays out the picture, now in its figure */
 .handtf-chapter, .handtf-part, .handtf-toc { break-before: page; }
 .handtf-part { page: part; padding-top: 30vh; text-align: center; }
 .handtf-part h1 { font-size: 2.4em; }
@@ -225,12 +227,17 @@ body[lang="zh"] .md-typeset :is(code, pre, kbd) { font-family: "DejaVu Sans Mono
 .md-typeset .handtf-toc li { margin: 0.12em 0; list-style: none; }
 .md-typeset .handtf-toc .part { margin-top: 0.9em; }
 .handtf-toc .part > a { font-weight: 700; }
-.handtf-toc a { display: flex; color: inherit; text-decoration: none; break-inside: avoid; }
+.md-typeset .handtf-toc a { display: flex; color: inherit; text-decoration: none !important; break-inside: avoid; }
 .handtf-toc a .title { flex: 0 1 auto; }
 .handtf-toc a .dots { flex: 1 0 2em; border-bottom: 1px dotted #999; margin: 0 0.4em 0.35em; }
 .handtf-toc a .page { min-width: 2em; text-align: right; }
-.md-typeset .handtf-toc ol ol ol { padding-left: 2.2em; }
-.handtf-toc ol ol ol a { font-size: 0.88em; color: #333; }
+/* a chapter's sections run on in a paragraph under it: "5.1 The input 42 · 5.2 c_attn 43 · ..." */
+.md-typeset .handtf-toc ol.sections { padding-left: 2.2em; margin: 0 0 0.3em; font-size: 0.85em; line-height: 1.45; color: #333; }
+.md-typeset .handtf-toc ol.sections li { display: inline; margin: 0; }
+.md-typeset .handtf-toc ol.sections li + li::before { content: " · "; color: #888; }
+.md-typeset .handtf-toc ol.sections a { display: inline; color: #333; }
+.handtf-toc ol.sections a .dots { display: none; }
+.handtf-toc ol.sections a .page { margin-left: 0.3em; color: #555; }
 .md-typeset .handtf-references li { margin-bottom: 0.5em; }
 """
 # The layout width of the page's column in CSS px (A4 less the margins above): code is broken to it.
@@ -450,7 +457,8 @@ def number_chapter(section, number, language, in_part, labels):
                 labels[element["id"]] = current
             continue
         if element.name == "p" and element.find("img", src=re.compile(re.escape(FIGURE_SOURCE)), recursive=True) \
-                and not element.get_text(strip=True) and element.find_parent("figure") is None:
+                and not "".join(t for t in element.find_all(string=True) if not t.find_parent(class_="handtf-journey__spot")).strip() \
+                and element.find_parent("figure") is None:
             image = element.find("img")
             figures += 1
             figure = soup.new_tag("figure", attrs={"class": "handtf-figure", "id": f"{section['id']}--figure-{figures}"})
@@ -671,7 +679,7 @@ def book_html(site, language, site_url=None, solutions=True, facts=None):
             for anchor, num, text in entries
         )
         toc.append(f'<li><a href="#{section["id"]}"><span class="title"><span class="handtf-num">{number}</span> '
-                   f'{html.escape(title)}</span>{page_number(section["id"])}</a><ol>{subs}</ol></li>')
+                   f'{html.escape(title)}</span>{page_number(section["id"])}</a><ol class="sections">{subs}</ol></li>')
     if open_part:
         toc.append("</ol></li>")
     if cited:

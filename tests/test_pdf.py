@@ -112,8 +112,8 @@ def test_every_chapter_starts_a_page_and_is_a_bookmark(pdfs, texts, built_site, 
         for item in outline:
             yield from flatten(item) if isinstance(item, list) else [item.title]
 
-    bookmarks = {squeeze(title) for title in flatten(reader.outline)}
-    missing = [title for title in titles.values() if squeeze(title) not in bookmarks]
+    bookmarks = {squeeze(title) for title in flatten(reader.outline)}  # "5 The attention head": its number first
+    missing = [title for title in titles.values() if not any(re.fullmatch(rf"\d+{re.escape(squeeze(title))}", b) for b in bookmarks)]
     assert not missing, f"no bookmark for {missing}"
 
 
@@ -237,18 +237,22 @@ def test_maths_and_code_are_text_not_tex(texts):
 
 # --- What paper must show: each figure once, every block open, the solutions (or not) ---
 
-FOOTER = re.compile(r"^\s*\d+\s*/\s*\d+\s*$", re.MULTILINE)  # build_pdf's page numbers
+FOOTER = re.compile(r"^\s*\d+\s*/\s*\d+\s*$", re.MULTILINE)  # "N / M" footers of older books (pages now print their number alone, read apart by pdf_books.margins)
 SOLUTION = {"en": "Solution", "zh": "解答"}
 HINT = {"en": "Hint", "zh": "提示"}
 
 
 def flat(text):
-    """Text with no white space, soft hyphen or zero-width space: how it is compared across layouts."""
-    return re.sub(r"[\s\u200b\u00ad]+", "", text)
+    """Text with no white space, soft hyphen, zero-width space or code continuation mark, and
+    with "this page" read as the book prints it: how it is compared across layouts and media."""
+    text = re.sub(r"\[\d\]", "", text.replace("本页", "本章"))  # a citation's number: only in the book
+    return re.sub(r"[\s\u200b\u00ad↪]+", "", re.sub(r"\b([Tt]his) page\b", r"\1 chapter", text))
 
 
 def book_text(page_texts):
-    return flat(FOOTER.sub("", "\n".join(page_texts)))
+    """A book's text for comparing with the site's: without page numbers and cross-references' labels."""
+    text = FOOTER.sub("", "\n".join(page_texts))
+    return flat(re.sub("|".join(XREF.values()), "", text))
 
 
 @functools.cache
@@ -392,6 +396,8 @@ def test_chapters_have_numbers_running_headers_and_page_numbers(pdfs, read_back,
         end = starts[number][0] if number < len(starts) else len(pages_read) + 1
         assert squeeze(f"{number} {titles[key]}") in squeeze(pages_read[start - 1]["text"]), (number, titles[key])
         for page in range(start, end):
+            if pages_read[page - 1]["folio"] is None:
+                continue  # the title page of the next part: no header, no number
             header = pages_read[page - 1]["header"] or ""
             if squeeze(header) in {squeeze({"en": "References", "zh": "参考文献"}[language])}:
                 break  # the references follow the last chapter
@@ -426,8 +432,8 @@ def test_figures_and_exercises_are_numbered_per_chapter(texts, student_texts, bu
                 assert sorted(set(numbers)) == list(range(1, max(numbers) + 1)), (chapter_number, numbers)
 
 
-XREF = {"en": r"\((Chapter \d+|§\d+\.\d+|Figure \d+\.\d+|Exercise \d+\.\d+), p\.\s(\d+|\?)\)",
-        "zh": r"（(第 \d+ 章|§\d+\.\d+|图 \d+\.\d+|练习 \d+\.\d+)，第\s(\d+|\?)\s页）"}
+XREF = {"en": r"\((Chapter\s+\d+|§\d+\.\d+|Figure\s+\d+\.\d+|Exercise\s+\d+\.\d+),\s+p\.\s(\d+|\?)\)",
+        "zh": r"（(第\s*\d+\s*章|§\d+\.\d+|图\s*\d+\.\d+|练习\s*\d+\.\d+)，第\s*(\d+|\?)\s*页）"}
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -461,8 +467,8 @@ def test_contents_have_two_levels_and_bookmarks_nest(pdfs, texts, built_site, la
     first_chapter = chapter_starts(pdfs, language)[0][0]
     contents = "\n".join(texts[language][1 : first_chapter - 1])
     summary, exercises = {"en": ("Summary", "Exercises"), "zh": ("小结", "练习")}[language]
-    assert not re.search(rf"^\s*[\d.]+\s+({summary}|{exercises})\b", contents, re.MULTILINE), "every chapter's Summary and Exercises in the contents"
-    assert re.search(r"^\s*5\.1\s", contents, re.MULTILINE), "the sections, numbered"
+    assert not re.search(rf"\d\.\d+\s*({summary}|{exercises})", contents), "every chapter's Summary and Exercises in the contents"
+    assert re.search(r"(^|\s)5\.1\s", contents), "the sections, numbered"
     assert first_chapter - 2 <= 5, f"the contents take {first_chapter - 2} pages"
 
     def depth_of(outline, depth=0):
@@ -485,7 +491,7 @@ def test_each_chapter_ends_with_its_addresses_and_the_papers_are_listed(texts, b
     assert whole.count({"en": "as a notebook:", "zh": "的笔记本："}[language]) > 20
     references = {"en": "References", "zh": "参考文献"}[language]
     listed = texts[language][-1]
-    assert squeeze(references) in squeeze(listed) and "Attention Is All You Need" in listed and "arxiv.org" in listed
+    assert squeeze(references) in squeeze(listed) and "AttentionIsAllYouNeed" in squeeze(listed) and "arxiv.org" in listed
     assert re.search(r"\[\d\]", whole), "no citation points at the list"
 
 
@@ -513,7 +519,7 @@ def test_the_covers_and_metadata_tell_the_editions_apart(pdfs, texts, student_te
     for cover, info, is_student in ((texts[language][0], reader.metadata, False), (student_texts[language][0], student.metadata, True)):
         assert handtf.__version__ in cover
         assert re.search(r"\d{4}-\d{2}-\d{2}", cover[cover.index(handtf.__version__):]), "the day it was printed"
-        assert re.search(r"\b[0-9a-f]{12}\b", cover), "the commit it was printed from"
+        assert re.search(r"(?<![0-9a-f])[0-9a-f]{12}(?![0-9a-f])", cover), "the commit it was printed from"
         assert re.search(r"https://\S+", cover) and not re.search(r"127\.0\.0\.1|localhost|file:/", cover)
         assert (label in info.title) is is_student and (label in cover) is is_student, (info.title, is_student)
         assert handtf.__version__ in info["/Keywords"] and re.search(r"[0-9a-f]{12}", info["/Keywords"])
