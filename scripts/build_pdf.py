@@ -128,7 +128,7 @@ WORDS = {
     },
 }
 # A page of the site is a chapter of the book: "This page builds ..." prints "This chapter builds ...".
-PAGE_WORDS = {"en": (re.compile(r"\b([Tt]his) page\b"), r"\1 chapter"), "zh": (re.compile("本页"), "本章")}
+PAGE_WORDS = {"en": (re.compile(r"\b([Tt]his)(\s+)page\b"), r"\1\2chapter"), "zh": (re.compile("本页"), "本章")}
 
 
 def language_of(words):
@@ -318,7 +318,8 @@ def for_paper(article, solutions=True, words=None, live_url=None):
     for element in article.find_all(class_="handtf-print"):
         element["class"] = [c for c in element["class"] if c != "handtf-print"]
     for text in article.find_all(string=PAGE_WORDS[language_of(words)][0]):
-        if not text.find_parent(["pre", "code", "script", "style"]):
+        comment = text.parent is not None and bool({"c", "c1", "ch", "cm"} & set(text.parent.get("class", [])))
+        if comment or not text.find_parent(["pre", "code", "script", "style"]):
             text.replace_with(PAGE_WORDS[language_of(words)][0].sub(PAGE_WORDS[language_of(words)][1], text))
     for widget in article.find_all(is_widget):
         if widget.decomposed:
@@ -857,6 +858,7 @@ def print_pdf(browser, html_path, pdf_path, metadata=None, fonts=None):
         page.emulate_media(media="print")
         page.evaluate("document.fonts.ready.then(() => true)")
         page.evaluate(WRAP_CODE)
+        drawn = page.evaluate(DRAWN_IMAGES)  # now: after printing, Chromium lays the page out for the screen again
         if fonts is not None:  # the faces of bold words and of the text, as printed
             fonts.update(bold=fonts_drawing(page, ".handtf-chapter p strong"), text=fonts_drawing(page, ".handtf-chapter > p"))
         page.pdf(path=str(pdf_path), **PDF_OPTIONS)
@@ -872,7 +874,7 @@ def print_pdf(browser, html_path, pdf_path, metadata=None, fonts=None):
             raise SystemExit(f"build_pdf.py: {pdf_path.name}: the page numbers do not settle")
         if metadata:
             set_metadata(pdf_path, metadata)
-        return page.evaluate(DRAWN_IMAGES)
+        return drawn
     finally:
         page.close()
 

@@ -113,7 +113,7 @@ def test_every_chapter_starts_a_page_and_is_a_bookmark(pdfs, texts, built_site, 
             yield from flatten(item) if isinstance(item, list) else [item.title]
 
     bookmarks = {squeeze(title) for title in flatten(reader.outline)}  # "5 The attention head": its number first
-    missing = [title for title in titles.values() if not any(re.fullmatch(rf"\d+{re.escape(squeeze(title))}", b) for b in bookmarks)]
+    missing = [title for title in titles.values() if not any(re.match(rf"\d+{re.escape(squeeze(title))}", b) for b in bookmarks)]
     assert not missing, f"no bookmark for {missing}"
 
 
@@ -451,7 +451,7 @@ def test_cross_references_give_the_targets_number_and_page(read_back, language):
         page = int(page)
         number = re.search(r"\d+(\.\d+)?", label)[0]
         chapter = number.split(".")[0]
-        if not (printed[page - 1]["header"] or "").startswith(f"{chapter} "):
+        if not re.match(rf"{chapter}(?!\d)", squeeze(printed[page - 1]["header"] or "")):
             wrong.append((label, page, printed[page - 1]["header"]))
         elif label.startswith("§") and not any(re.search(rf"^\s*{re.escape(number)}\s", text, re.MULTILINE) for text in pages_text[:page]):
             wrong.append((label, page, "before its section"))
@@ -477,7 +477,7 @@ def test_contents_have_two_levels_and_bookmarks_nest(pdfs, texts, built_site, la
 
     depths = {squeeze(title): depth for title, depth in depth_of(reader.outline)}
     titles = chapter_titles(built_site, language)
-    nested = [title for title in titles.values() if any(depth == 1 for t, depth in depths.items() if t.endswith(squeeze(title)))]
+    nested = [title for title in titles.values() if any(depth == 1 for t, depth in depths.items() if re.match(rf"\d+{re.escape(squeeze(title))}", t))]
     assert len(nested) >= len(titles) - 2, "the chapters of a part are bookmarks under its own"
 
 
@@ -499,9 +499,9 @@ def test_each_chapter_ends_with_its_addresses_and_the_papers_are_listed(texts, b
 def test_long_code_lines_are_broken_with_a_continuation_mark(texts, built_site, language):
     """A code line wider than the column (over 100 characters: the column holds about 85) is
     printed in pieces, each after the first opened by the mark ↪; none wraps on its own."""
-    book = flat("\n".join(texts[language]))
+    book = re.sub(r"[\s\u200b\u00ad]+", "", "\n".join(texts[language]))  # as flat, but keeping the marks
     unmarked = book.replace("↪", "")
-    long_lines = {flat(line) for article in articles(built_site, language).values() for pre in article.find_all("pre")
+    long_lines = {re.sub(r"\s+", "", line) for article in articles(built_site, language).values() for pre in article.find_all("pre")
                   for line in pre.get_text().splitlines() if len(line) > 100 and line.isascii() and "--8<--" not in line}
     assert len(long_lines) > 20, len(long_lines)
     broken = [line for line in long_lines if line in unmarked and line not in book]
