@@ -759,7 +759,7 @@ WRAP_CODE = r"""() => {
         const style = getComputedStyle(code);
         const width = code.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
         if (!(charWidth > 0) || !(width > 0)) continue;
-        const columns = Math.floor(width / charWidth) - 1;
+        const columns = Math.floor(width / charWidth) - 3;  // a margin: the print may lay the block out a little narrower
         const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
         const nodes = [];
         let text = '';
