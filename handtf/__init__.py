@@ -6,29 +6,33 @@
 >>> evaluate("aab" * 10).accuracy
 1.0
 
-The hand-made model lives in ``weights``, ``model``, ``tokenizer``,
-``inference``, ``evaluation`` (``evaluate``, ``verify``) and ``tracing``
-(``trace``); a compiled pattern in ``compiler``, ``picogpt`` (GPT-2's whole
-forward pass) and ``running``. A module is never named as a function it
-exports, so ``handtf.trace`` is always the function. The general Transformer building
-blocks, which the hand-made model shares, are one module per idea:
-``activations``, ``layers``, ``attend`` (the package's one ``attention``),
-``masks``, ``positions``, ``loss``, ``decoding`` and ``seq2seq`` (a folder:
-``seq2seq.blocks``, the encoder-decoder's pieces, and ``seq2seq.model``, the model
-built from them). Every public
-function checks its arguments at the boundary (``checks``), so the functions
-themselves are only the math; ``recording`` keeps what the forward pass
-computes from outside it, by the names its code gives it. Each forward function that training needs has its
-backward function right below it (``softmax_backward``, ``linear_backward``,
-``attention_backward``, ...); ``gpt_grads``, ``training`` and
-``seq2seq_training`` put them together, with the one optimiser of ``training``.
+The package's folders follow the site's outline:
+
+- ``model``: the hand-made model and the GPT-2 forward pass it runs
+  (``tokenizer``, ``weights``, ``transformer``, ``inference``, ``evaluation``,
+  ``tracing`` with ``recording``);
+- ``patterns``: other models set by hand on the same forward pass
+  (``compiler``, ``induction``);
+- ``training``: backpropagation (``backprop``) and the optimiser with the
+  trainer (``trainer``);
+- ``blocks``: the general Transformer building blocks, one module per idea
+  (``activations``, ``layers``, ``attend`` with the package's one
+  ``attention``, ``masks``, ``positions``, ``loss``);
+- ``seq2seq``: the encoder-decoder, its training, decoding and translation;
+- ``cli``: the command line.
+
+``checks`` and ``layouts`` are the boundary: every public function checks its
+arguments there, so the functions themselves are only the math. ``display``
+prints arrays as the pages show them. A module is never named as a function
+it exports, so ``handtf.trace`` is always the function. Each forward function
+that training needs has its backward function right below it.
 """
 
-from .cli_start import quiet_interrupt
+from .cli.start import quiet_interrupt
 
 quiet_interrupt()  # only when this import starts the command line: Ctrl-C while numpy imports exits 130, no traceback
 
-from .compiler import (  # noqa: E402
+from .patterns.compiler import (  # noqa: E402
     GPT2_SMALL,
     SWITCH,
     CompiledPattern,
@@ -38,7 +42,7 @@ from .compiler import (  # noqa: E402
     phases,
     shortest_period,
 )
-from .decoding import (  # noqa: E402
+from .seq2seq.decoding import (  # noqa: E402
     apply_temperature,
     beam_search,
     greedy,
@@ -49,8 +53,8 @@ from .decoding import (  # noqa: E402
     top_p_filter,
 )
 from .display import format_matrix, format_number, show  # noqa: E402
-from .evaluation import Evaluation, Verification, evaluate, next_token_logits, valid_contexts, verify  # noqa: E402
-from .induction import (  # noqa: E402
+from .model.evaluation import Evaluation, Verification, evaluate, next_token_logits, valid_contexts, verify  # noqa: E402
+from .patterns.induction import (  # noqa: E402
     InductionCheck,
     InductionHead,
     induction_attention,
@@ -59,36 +63,43 @@ from .induction import (  # noqa: E402
     train_induction,
     verify_induction,
 )
-from .inference import complete, context_window, explain, explain_rows, next_token_probs, predict  # noqa: E402
-from .activations import gelu, gelu_backward, log_softmax, relu, relu_backward, softmax, softmax_backward  # noqa: E402
-from .attend import (  # noqa: E402
+from .model.inference import HAND_MADE, HandMade, complete, context_window, explain, explain_rows, next_token_probs, predict  # noqa: E402
+from .blocks.activations import gelu, gelu_backward, log_softmax, relu, relu_backward, softmax, softmax_backward  # noqa: E402
+from .blocks.attend import (  # noqa: E402
     attend_heads,
     attend_heads_backward,
     attention,
     attention_backward,
     attention_weights,
     merge_heads,
-    mha,
-    mha_backward,
     multi_head_attention,
     multi_head_attention_backward,
     split_heads,
 )
-from .layers import embedding_backward, ffn, ffn_backward, layer_norm, layer_norm_backward, linear, linear_backward  # noqa: E402
-from .loss import cross_entropy, cross_entropy_backward, smoothed_targets, soft_cross_entropy  # noqa: E402
-from .masks import causal_mask, padding_mask  # noqa: E402
-from .picogpt import gpt2, gpt2_block  # noqa: E402
-from .model import causal_self_attention, gpt, transformer_block  # noqa: E402
-from .positions import position_shift_matrix, positional_encoding, rope  # noqa: E402
-from .recording import Recorder  # noqa: E402
+from .blocks.layers import embedding_backward, ffn, ffn_backward, layer_norm, layer_norm_backward, linear, linear_backward  # noqa: E402
+from .blocks.loss import cross_entropy, cross_entropy_backward, smoothed_targets, soft_cross_entropy  # noqa: E402
+from .blocks.masks import causal_mask, padding_mask  # noqa: E402
+from .model.transformer import (  # noqa: E402
+    causal_self_attention,
+    causal_self_attention_backward,
+    gpt,
+    gpt2,
+    gpt2_block,
+    mha,
+    mha_backward,
+    transformer_block,
+    transformer_block_backward,
+)
+from .blocks.positions import position_shift_matrix, positional_encoding, rope  # noqa: E402
+from .model.recording import Recorder  # noqa: E402
 from .seq2seq import Config, decode, encode, forward, init_params  # noqa: E402
-from .translate import beam_decode, greedy_decode  # noqa: E402
-from .gpt_grads import loss_and_grads  # noqa: E402
-from .training import train  # noqa: E402
-from .seq2seq_training import train_seq2seq  # noqa: E402
-from .tokenizer import CHARS, tokenize, untok  # noqa: E402
-from .tracing import PatternTrace, Trace, trace  # noqa: E402
-from .weights import (  # noqa: E402
+from .seq2seq.translate import beam_decode, greedy_decode  # noqa: E402
+from .training.backprop import loss_and_grads  # noqa: E402
+from .training.trainer import train  # noqa: E402
+from .seq2seq.training import train_seq2seq  # noqa: E402
+from .model.tokenizer import CHARS, tokenize, untok  # noqa: E402
+from .model.tracing import PatternTrace, Trace, trace  # noqa: E402
+from .model.weights import (  # noqa: E402
     EMBED_LABELS,
     LG,
     MODEL,

@@ -1,6 +1,6 @@
-"""``python -m handtf``: see :mod:`handtf.cli`."""
+"""``python -m handtf``: see :mod:`handtf.cli.main`."""
 
-from .cli import main
+from .cli.main import main
 
 if __name__ == "__main__":
     main()

@@ -1,7 +1,8 @@
 """The weight layouts handtf reads, each one way: a dense layer, a nested dict of arrays, GPT-2's blocks.
 
-Part of the boundary (:mod:`handtf.checks`): ``gpt``, ``gpt2``, ``gpt2_block``,
-the training block and ``loss_and_grads`` all read GPT-2's layout with
+Part of the boundary (:mod:`handtf.checks`; it reads its arrays with
+:mod:`handtf.readers`, and nothing imports it back): ``gpt``,
+``transformer_block`` and ``loss_and_grads`` all read GPT-2's layout with
 :func:`check_gpt2_weights` (the hand-made model is that layout with ``attn``
 only); the encoder-decoder reads its own with :func:`check_tree` and the
 shapes ``param_shapes`` gives.
@@ -9,7 +10,7 @@ shapes ``param_shapes`` gives.
 
 import numpy as np
 
-from .checks import check_array, read_array, shown
+from .readers import check_array, read_array, shown
 
 
 def check_keys(name, tree, keys, needs="", optional=()):
@@ -76,7 +77,7 @@ def check_tree(name, tree, shapes, needs=""):
     return array
 
 
-# The GPT-2 weight layout, read one way by gpt, gpt2, gpt2_block, the training block and loss_and_grads.
+# The GPT-2 weight layout, read one way by gpt, transformer_block and loss_and_grads.
 
 BLOCK_PARTS = ("attn", "ln_1", "mlp", "ln_2")  # a block has 'attn'; the hand-made model has nothing else
 
@@ -84,11 +85,10 @@ BLOCK_PARTS = ("attn", "ln_1", "mlp", "ln_2")  # a block has 'attn'; the hand-ma
 def gpt2_block_shapes(name, block, n_embd, parts=BLOCK_PARTS):
     """The shape of every array of a GPT-2 block of width ``n_embd`` with ``'attn'`` and any of ``parts``."""
     attn = block.get("attn") if isinstance(block, dict) else None
-    if parts == ("attn",) and (set(block or ()) != {"attn"} or not isinstance(attn, dict) or set(attn) != {"c_attn", "c_proj"}):
-        raise ValueError(f"{name} must be a dict {{'attn': {{'c_attn': ..., 'c_proj': ...}}}}, got {layout(block)}")
-    if not isinstance(block, dict) or "attn" not in block or set(block) - set(parts):
-        got = f"keys {sorted(block)}" if isinstance(block, dict) else shown(block)
-        raise ValueError(f"{name} must be a dict with 'attn' and optionally {names(parts[1:])}, got {got}")
+    if not isinstance(attn, dict) or set(attn) != {"c_attn", "c_proj"} or set(block) - set(parts):
+        optional = f" and optionally {names(parts[1:])}" if parts[1:] else ""
+        got = layout(block) if isinstance(block, dict) else shown(block)
+        raise ValueError(f"{name} must be a dict {{'attn': {{'c_attn': ..., 'c_proj': ...}}}}{optional}, got {got}")
     dense = lambda n_in, n_out: {"w": (n_in, n_out), "b": (n_out,)}  # noqa: E731
     shapes = {"attn": {"c_attn": dense(n_embd, 3 * n_embd), "c_proj": dense(n_embd, n_embd)}}
     shapes |= {ln: {"g": (n_embd,), "b": (n_embd,)} for ln in ("ln_1", "ln_2") if ln in block}

@@ -152,3 +152,47 @@ def count_html(html):
         "code_lines": counter.lines,
         "minutes": minutes(counter.words, counter.cjk, counter.lines),
     }
+
+
+# A collapsed block a reader may open: a "Going deeper" note (and the home page's
+# other notes and its list of every page), not an exercise's hint or solution.
+_COLLAPSED = re.compile(r'<details class="(?:note|abstract)">\s*<summary>(.*?)</summary>', re.DOTALL)
+_DETAILS_TAG = re.compile(r"<(/?)details\b")
+MINUTES_CLASS = "handtf-minutes"
+
+
+def _closing(html, start):
+    """The index of the ``</details>`` that closes the ``<details>`` opened before ``start``."""
+    depth = 1
+    for tag in _DETAILS_TAG.finditer(html, start):
+        depth += -1 if tag[1] else 1
+        if depth == 0:
+            return tag.start()
+    raise ValueError("a <details> is never closed")
+
+
+def collapsed_minutes(html):
+    """[(summary text, minutes its content adds)] of each collapsed note of ``html``, in order:
+    what opening it shows (its own blocks nested inside stay closed).
+
+    >>> collapsed_minutes('<details class="note"><summary>Going deeper</summary><p>' + "word " * 300 + '</p></details>')
+    [('Going deeper', 1.5)]
+    """
+    return [(re.sub(r"<[^>]+>", "", m[1]).strip(), count_html(html[m.end() : _closing(html, m.end())])["minutes"])
+            for m in _COLLAPSED.finditer(html)]
+
+
+def label_collapsed(html, unit):
+    """``html`` with each collapsed note's summary ending in the minutes its content adds,
+    ``<span class="handtf-minutes" data-minutes="2">· 2 min</span>`` (``unit`` is "{} min" or "{} 分钟").
+
+    >>> label_collapsed('<details class="note"><summary>Going deeper</summary><p>' + "word " * 300 + '</p></details>', "{} min")[:97]
+    '<details class="note"><summary>Going deeper <span class="handtf-minutes" data-minutes="2">· 2 min'
+    """
+    out, last = [], 0
+    for m in _COLLAPSED.finditer(html):
+        shown = shown_minutes(count_html(html[m.end() : _closing(html, m.end())])["minutes"])
+        label = f' <span class="{MINUTES_CLASS}" data-minutes="{shown}">· {unit.format(shown)}</span>'
+        out += [html[last : m.end(1)], label]
+        last = m.end(1)
+    return "".join(out + [html[last:]])

@@ -11,8 +11,12 @@ steps from the task to the logits). For each of its pages, in each language:
   the previous and next pages (nav entries, with the nav's translated titles),
   which ``overrides/partials/mainline.html`` shows at the top of the page;
 - a ``<span data-reading-time="task.md"></span>`` in a page (the home page's
-  list of the main line) is filled with that page's minutes, and
-  ``data-reading-time="mainline"`` with the whole main line's.
+  list of the main line, and its detours such as ``concepts/lookup.md``) is
+  filled with that page's minutes, and ``data-reading-time="mainline"`` with
+  the whole main line's;
+- on every page, each collapsed note ("Going deeper: ...", "深入一步：...")
+  ends its summary with the minutes its content adds when opened
+  (``handtf_site.reading_time.label_collapsed``), counted by the same rules.
 
 MkDocs renders every page's Markdown before it renders any template, so the
 home page's template already knows every step's minutes.
@@ -20,9 +24,10 @@ home page's template already knows every step's minutes.
 
 import re
 
-from handtf_site.reading_time import count_html, shown_minutes
+from handtf_site.reading_time import count_html, label_collapsed, shown_minutes
 
 _MINUTES = {}  # English page name -> minutes, for the language being built
+_CONTENT = {}  # English page name -> its HTML, counted when a page asks for its minutes
 _PLACEHOLDER = re.compile(r'<span data-reading-time="([^"]+)"></span>')
 _UNIT = {"en": "{} min", "zh": "{} 分钟"}
 
@@ -38,14 +43,24 @@ def _language(page):
 
 def on_files(files, config):
     _MINUTES.clear()  # each language is a build of its own (mkdocs-static-i18n)
+    _CONTENT.clear()
     return files
 
 
 def on_page_content(html, page, config, files):
     name = english_name(page.file.src_uri)
+    html = label_collapsed(html, _UNIT[_language(page)])
+    _CONTENT[name] = html
     if name in config.extra.get("mainline", ()):
         _MINUTES[name] = count_html(html)["minutes"]
     return html
+
+
+def page_minutes(name):
+    """The minutes of page ``name`` ("concepts/lookup.md") as built, details closed; None if no such page."""
+    if name not in _MINUTES and name in _CONTENT:
+        _MINUTES[name] = count_html(_CONTENT[name])["minutes"]
+    return _MINUTES.get(name)
 
 
 def _entry(nav_page):
@@ -60,9 +75,9 @@ def on_page_context(context, page, config, nav):
     def minutes_of(key):
         if key == "mainline":
             return shown_minutes(sum(_MINUTES.get(name, 0) for name in mainline))
-        if key not in _MINUTES:
-            raise ValueError(f"{page.file.src_uri}: data-reading-time={key!r} is not a main-line page ({mainline})")
-        return shown_minutes(_MINUTES[key])
+        if page_minutes(key) is None:
+            raise ValueError(f"{page.file.src_uri}: data-reading-time={key!r} names no page of the site")
+        return shown_minutes(page_minutes(key))
 
     if page.content and "data-reading-time" in page.content:
         page.content = _PLACEHOLDER.sub(

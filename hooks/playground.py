@@ -37,6 +37,7 @@ import numpy as np
 from mkdocs.structure.files import File
 
 import handtf
+from handtf.trees import leaves, tree_map  # the one walk of a weight tree
 
 GENERATED = "assets/javascripts/handtf-model.js"
 INDUCTION_GENERATED = "assets/javascripts/induction-model.js"  # the induction widget's weights
@@ -45,31 +46,11 @@ _LG_CHECKS = (1.0, 2.0, 0.3, 7.5, 1024.0, 1e6)  # lg values at which the linear 
 
 def _tree(model):
     """The model as plain nested lists (as JSON would give it)."""
-    if isinstance(model, dict):
-        return {key: _tree(value) for key, value in model.items()}
-    if isinstance(model, (list, tuple)):
-        return [_tree(value) for value in model]
-    return np.asarray(model, dtype=np.float64).tolist()
+    return tree_map(lambda leaf: np.asarray(leaf, dtype=np.float64).tolist(), model)
 
 
 def _leaves(tree):
-    if isinstance(tree, dict):
-        for key in sorted(tree):
-            yield from _leaves(tree[key])
-    elif isinstance(tree, list):
-        for value in tree:
-            yield from _leaves(value)
-    else:
-        yield np.asarray(tree, dtype=np.float64)
-
-
-def _map(function, *trees):
-    first = trees[0]
-    if isinstance(first, dict):
-        return {key: _map(function, *(tree[key] for tree in trees)) for key in first}
-    if isinstance(first, list):
-        return [_map(function, *values) for values in zip(*trees)]
-    return function(*trees)
+    return [np.asarray(leaf, dtype=np.float64) for leaf in leaves(tree)]
 
 
 def lg_parts():
@@ -78,10 +59,10 @@ def lg_parts():
     Raises ``ValueError`` if ``build_model`` is not of that form.
     """
     one, two = handtf.build_model(1.0), handtf.build_model(2.0)
-    per_lg = _map(lambda a, b: b - a, one, two)
-    constant = _map(lambda a, d: a - d, one, per_lg)
+    per_lg = tree_map(lambda a, b: b - a, one, two)
+    constant = tree_map(lambda a, d: a - d, one, per_lg)
     for lg in _LG_CHECKS:
-        built = _map(lambda c, d: c + lg * d, constant, per_lg)
+        built = tree_map(lambda c, d: c + lg * d, constant, per_lg)
         for got, want in zip(_leaves(built), _leaves(handtf.build_model(lg))):
             if not np.array_equal(got, want):
                 raise ValueError(
@@ -139,10 +120,10 @@ def module_source():
         "QKV_LABELS": list(handtf.QKV_LABELS),
         "TRACE_NAMES": list(handtf.Trace.names()),
         "MASK_VALUE": mask,
-        "PATTERN": importlib.import_module("handtf.evaluation").PATTERN,
+        "PATTERN": importlib.import_module("handtf.model.evaluation").PATTERN,
         "VERIFY_MAX_LEN": inspect.signature(handtf.verify).parameters["max_len"].default,
-        "MAX_NEW_TOKENS": importlib.import_module("handtf.inference").MAX_NEW_TOKENS,  # complete's upper bound
-        "MAX_LEN": importlib.import_module("handtf.evaluation").MAX_LEN,  # verify's upper bound
+        "MAX_NEW_TOKENS": importlib.import_module("handtf.model.inference").MAX_NEW_TOKENS,  # complete's upper bound
+        "MAX_LEN": importlib.import_module("handtf.model.evaluation").MAX_LEN,  # verify's upper bound
         "COLOURS": _figure_colours(),
     }
     if not all(math.isfinite(x) for leaf in _leaves(values["MODEL"]) for x in leaf.ravel()):

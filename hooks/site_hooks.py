@@ -1,7 +1,7 @@
 """MkDocs hooks: only what no maintained plugin or option does. Each job names the upstream
 issue it works around; when that issue is fixed in a pinned version, the job goes.
 
-Every job runs on MkDocs' documented events (on_page_read_source, on_post_page,
+Every job runs on MkDocs' documented events (on_page_read_source, on_page_content, on_post_page,
 on_post_build, on_env, on_pre_build) and changes no other package's code, with one
 named exception: job 1 adds ``.ipynb`` to ``mkdocs.utils.markdown_extensions``,
 the list MkDocs reads to tell a page from a static file, since no setting or event
@@ -165,3 +165,30 @@ def on_env(env, config, files):
 def on_pre_build(config):
     if "mkdocstrings" in config.plugins:
         config.plugins["mkdocstrings"].get_handler("python").env.bytecode_cache = _BYTECODE
+
+
+# 4. Old API anchors. In 1.1 the package's modules moved into folders that follow the
+# site's outline (handtf.attend -> handtf.blocks.attend); mkdocstrings names each object's
+# heading by its module, so a link to an API page's old anchor (a course's
+# api-blocks/#handtf.attend.attention) would land at the top of the page. No plugin keeps
+# old fragments (mkdocs-redirects maps whole pages): each moved object's heading also
+# carries its old id, on an empty element just before it.
+MOVED_MODULES = {  # new module: old module
+    "handtf.blocks.activations": "handtf.activations", "handtf.blocks.layers": "handtf.layers",
+    "handtf.blocks.attend": "handtf.attend", "handtf.blocks.masks": "handtf.masks",
+    "handtf.blocks.positions": "handtf.positions", "handtf.blocks.loss": "handtf.loss",
+    "handtf.model.transformer": "handtf.model", "handtf.model.weights": "handtf.weights",
+    "handtf.model.tokenizer": "handtf.tokenizer", "handtf.model.inference": "handtf.inference",
+    "handtf.model.evaluation": "handtf.evaluation", "handtf.model.tracing": "handtf.tracing",
+    "handtf.model.recording": "handtf.recording", "handtf.patterns.compiler": "handtf.compiler",
+    "handtf.patterns.induction": "handtf.induction", "handtf.training.backprop": "handtf.gpt_grads",
+    "handtf.training.trainer": "handtf.training", "handtf.seq2seq.training": "handtf.seq2seq_training",
+    "handtf.seq2seq.translate": "handtf.translate", "handtf.seq2seq.decoding": "handtf.decoding",
+}
+_MOVED_ID = re.compile(r'<(h[1-6]|div)\b[^>]*\bid="(' + "|".join(map(re.escape, MOVED_MODULES)) + r')((?:\.\w+)*)"')
+
+
+def on_page_content(html, page, config, files):
+    if not page.file.src_uri.startswith("api"):
+        return html
+    return _MOVED_ID.sub(lambda m: f'<span id="{MOVED_MODULES[m[2]]}{m[3]}"></span>{m[0]}', html)

@@ -15,8 +15,8 @@ import os
 import statistics
 import time
 
-from handtf.seq2seq_training import exact_match, train_seq2seq
-from handtf.training import train
+from handtf.seq2seq.training import exact_match, train_seq2seq
+from handtf.training.trainer import train
 
 GOAL_S = 60
 

@@ -6,7 +6,7 @@ lines"): count the non-blank lines of
 - every top-level ``def check_*`` function of ``handtf/**/*.py`` (decorators
   included) and every top-level assignment that only names ``check_*``
   aliases (``check_relu = check_gelu``),
-- all of ``handtf/checks.py`` and ``handtf/layouts.py``, the readers and the
+- all of ``handtf/checks.py``, ``handtf/readers.py`` and ``handtf/layouts.py``, the readers and the
   weight layouts,
 
 and divide by the non-blank lines of every ``handtf/**/*.py``. A second figure,
@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-WHOLE = ("checks.py", "layouts.py")
+WHOLE = ("checks.py", "readers.py", "layouts.py")
 
 
 def sources(revision=None):

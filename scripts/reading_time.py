@@ -14,7 +14,8 @@ each visible non-blank line of a ``pre`` block, whose text is not prose.
 
 It prints each page's words, characters, code lines and minutes, the total per
 language, and the screen (scroll offset / 800 px, from 1) where the attention
-page's ``#central-idea`` starts. ``tests/test_reading_time.py`` runs the same
+page's ``#central-idea`` starts; then the same for the pages after the main
+line (``AFTER_MAINLINE``), each of which reads in 12 minutes at most. ``tests/test_reading_time.py`` runs the same
 measure on the test session's build.
 """
 
@@ -40,6 +41,8 @@ from browsing import LAUNCH_ARGS, PREFIX, SubPathHandler, drawn  # noqa: E402  (
 VIEWPORT = {"width": 1280, "height": 800}
 LANGUAGES = ("en", "zh")
 CENTRAL_IDEA = ("attention.md", "central-idea")  # the page and the element id whose screen is printed
+# The pages after the main line, each read in 12 minutes at most (tests/test_reading_time.py), printed too.
+AFTER_MAINLINE = ["any-pattern.md", "induction.md", "playground.md", "training-by-hand.md", "whole-model.md"]
 
 
 def mainline():
@@ -178,7 +181,9 @@ def main(argv=None):
             executable = shutil.which("chromium") or shutil.which("chromium-browser")
             browser = playwright.chromium.launch(executable_path=executable, args=LAUNCH_ARGS)
             try:
-                results = measure_mainline(browser, f"http://127.0.0.1:{server.server_port}{PREFIX}")
+                base_url = f"http://127.0.0.1:{server.server_port}{PREFIX}"
+                results = measure_mainline(browser, base_url)
+                after = measure_mainline(browser, base_url, AFTER_MAINLINE)
             finally:
                 browser.close()
     finally:
@@ -186,6 +191,8 @@ def main(argv=None):
         if temporary:
             shutil.rmtree(temporary, ignore_errors=True)
     print(report(results))
+    print("\nAfter the main line (each at most 12 minutes):")
+    print(report(after))
 
 
 if __name__ == "__main__":

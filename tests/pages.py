@@ -87,19 +87,24 @@ def images(path):
 
 
 @functools.cache
-def nav_files():
-    """Every file named in mkdocs.yml's nav (read with MkDocs' own YAML loader, tags and all)."""
+def nav():
+    """mkdocs.yml's nav (read with MkDocs' own YAML loader, tags and all)."""
     with open(ROOT / "mkdocs.yml", encoding="utf-8") as file:
-        config = yaml_load(file)
+        return yaml_load(file)["nav"]
 
-    def walk(node):
-        if isinstance(node, str):
-            yield node
-        elif isinstance(node, list):
-            for item in node:
-                yield from walk(item)
-        elif isinstance(node, dict):
-            for value in node.values():
-                yield from walk(value)
 
-    return frozenset(walk(config["nav"]))
+def nav_walk(node):
+    """The files named in a part of the nav, in reading order."""
+    if isinstance(node, str):
+        yield node
+    elif isinstance(node, list):
+        for item in node:
+            yield from nav_walk(item)
+    elif isinstance(node, dict):
+        for value in node.values():
+            yield from nav_walk(value)
+
+
+def nav_files():
+    """Every file named in mkdocs.yml's nav."""
+    return frozenset(nav_walk(nav()))

@@ -6,16 +6,14 @@ import re
 
 import numpy as np
 
+from handtf.trees import tree_map
+
 from pages import ROOT
 
 
 def as_lists(model):
     """``model`` (a dict of arrays, as ``handtf.build_model`` makes it) as plain nested lists of floats, as JSON holds it."""
-    if isinstance(model, dict):
-        return {key: as_lists(value) for key, value in model.items()}
-    if isinstance(model, list):
-        return [as_lists(value) for value in model]
-    return np.asarray(model, dtype=np.float64).tolist()
+    return tree_map(lambda leaf: np.asarray(leaf, dtype=np.float64).tolist(), model)
 
 
 def load_hook():

@@ -6,7 +6,7 @@ Each check fails when its defect is put back:
   three and the modules' ``check_NAME`` boundary functions were left out;
   398 KB without them);
 - markup: a reST literal marker (``written as a label::`` in
-  ``handtf/weights.py``), a Sphinx role (``:func:`gpt```) that the Griffe
+  ``handtf/model/weights.py``), a Sphinx role (``:func:`gpt```) that the Griffe
   extension did not turn into a link, a field list (``:param x:``) or a
   directive (``.. note::``) that the Sphinx parser did not read, or a stray
   backtick of a code span that did not close.
@@ -78,3 +78,26 @@ def test_the_leak_patterns_find_what_they_look_for():
         assert LEAKS[what].search(prose_of(page)), what
     clean = prose_of("<article><p>Ratio 3:1, time 10:05, <code>a::b</code> and <code>`x`</code>.</p></article>")
     assert not any(pattern.search(clean) for pattern in LEAKS.values()), clean
+
+
+# Anchors of the 1.0 API pages, written out from that release's module layout (not from the hook's table).
+OLD_ANCHORS = {
+    "api": ["handtf.model.gpt", "handtf.weights.build_model", "handtf.inference.complete", "handtf.tracing.trace",
+            "handtf.compiler.compile_pattern", "handtf.induction.induction_head", "handtf.evaluation.verify"],
+    "api-blocks": ["handtf.attend.attention", "handtf.layers.layer_norm", "handtf.masks.causal_mask",
+                   "handtf.activations.softmax", "handtf.positions.rope", "handtf.loss.cross_entropy",
+                   "handtf.decoding.beam_search", "handtf.translate.greedy_decode"],
+    "api-training": ["handtf.gpt_grads.loss_and_grads", "handtf.training.adam_step",
+                     "handtf.seq2seq_training.train_seq2seq", "handtf.recording.Recorder"],
+}
+
+
+@pytest.mark.parametrize("language", ["", "zh/"])
+@pytest.mark.parametrize("name", sorted(OLD_ANCHORS))
+def test_an_old_api_anchor_still_lands_on_its_object(built_site, name, language):
+    """A link from before the modules moved into folders reaches the same object's heading."""
+    page = (built_site / language / name / "index.html").read_text(encoding="utf-8")
+    for anchor in OLD_ANCHORS[name]:
+        found = re.search(rf'<span id="{re.escape(anchor)}"></span><(h[1-6]|div)\b[^>]*\bid="([^"]+)"', page)
+        assert found, f"{language}{name}/#{anchor} no longer exists"
+        assert found[2].endswith("." + anchor.rpartition(".")[2]), f"#{anchor} lands on #{found[2]}"

@@ -27,8 +27,8 @@ from handtf import (
     soft_cross_entropy,
     softmax_backward,
 )
-from handtf.gpt_grads import loss_and_grads
-from handtf.picogpt import gpt2, gpt2_block, gpt2_block_backward
+from handtf.training.backprop import loss_and_grads
+from handtf.model.transformer import transformer_block, transformer_block_backward
 
 TOLERANCE = 1e-6
 
@@ -212,11 +212,8 @@ def gpt2_weights(rng, n_embd=4, n_vocab=3, n_ctx=5, mlp=True):
 
 
 def forward_loss(weights, inputs, targets, n_head, smoothing):
-    """The loss by the forward functions alone (the hand-made layout through ``gpt`` itself)."""
-    if set(weights) == {"wte", "wpe", "blocks"} and all(set(b) == {"attn"} for b in weights["blocks"]) and n_head == 1:
-        logits = gpt(inputs, **weights)
-    else:
-        logits = gpt2(inputs, **weights, n_head=n_head)
+    """The loss by the forward function alone, ``gpt``."""
+    logits = gpt(inputs, **weights, n_head=n_head)
     return soft_cross_entropy(logits, smoothed_targets(targets, weights["wte"].shape[0], smoothing))
 
 
@@ -239,12 +236,11 @@ def test_loss_and_grads_gpt2_layout_two_heads(rng):
 
 
 def test_block_without_mlp_is_the_hand_made_block(rng):
+    """The hand-made model's block: one residual line around one head, nothing else runs or gets a gradient."""
     x = rng.normal(size=(2, 5, 8))
     weights = build_model(lg=3.0)["blocks"][0]
-    from handtf import transformer_block
-
-    np.testing.assert_allclose(gpt2_block(x, **weights, n_head=1), transformer_block(x, **weights), atol=1e-12)
-    dx, grads = gpt2_block_backward(np.ones_like(x), x, **weights, n_head=1)
+    np.testing.assert_allclose(transformer_block(x, **weights), x + mha(x, **weights["attn"]), atol=1e-12)
+    dx, grads = transformer_block_backward(np.ones_like(x), x, **weights)
     assert set(grads) == {"attn"}
 
 

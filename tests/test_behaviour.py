@@ -11,8 +11,8 @@ import math
 import numpy as np
 import pytest
 
-import handtf.inference
-import handtf.running
+import handtf.model.inference
+import handtf.model.evaluation
 from handtf import MODEL, Config, beam_search, complete, decode, encode, gpt, init_params, layer_norm, top_k_filter
 
 # ---------------------------------------------------------------- top_k_filter ties
@@ -103,13 +103,13 @@ def test_beam_search_matches_the_written_out_rule_on_tied_tables(seed, eos):
 
 def test_complete_feeds_the_model_the_last_five_tokens(monkeypatch):
     seen = []
-    real_gpt = handtf.running.gpt  # inference runs every model through handtf.running
+    real_gpt = handtf.model.inference.gpt  # inference runs every model through gpt
 
     def spy(inputs, **weights):
         seen.append("".join("ab"[t] for t in inputs))
         return real_gpt(inputs, **weights)
 
-    monkeypatch.setattr(handtf.running, "gpt", spy)
+    monkeypatch.setattr(handtf.model.inference, "gpt", spy)
     text = complete("ab", 6)
     # by hand: (aab)* after "ab" goes a, a, b, a, a, b
     assert text == "abaabaab"
@@ -119,8 +119,8 @@ def test_complete_feeds_the_model_the_last_five_tokens(monkeypatch):
 
 def test_complete_on_a_long_context_sees_only_its_end(monkeypatch):
     seen = []
-    real_gpt = handtf.running.gpt  # inference runs every model through handtf.running
-    monkeypatch.setattr(handtf.running, "gpt", lambda inputs, **w: seen.append(list(inputs)) or real_gpt(inputs, **w))
+    real_gpt = handtf.model.inference.gpt  # inference runs every model through gpt
+    monkeypatch.setattr(handtf.model.inference, "gpt", lambda inputs, **w: seen.append(list(inputs)) or real_gpt(inputs, **w))
     complete("bbbbbbbbbbaab", 1)
     assert seen == [[1, 1, 0, 0, 1]]  # "bbaab", the last five characters
 
@@ -225,6 +225,6 @@ def test_verify_counts_a_nan_margin_as_a_failure(monkeypatch):
 
     from handtf import verify
 
-    monkeypatch.setattr(sys.modules["handtf.running"], "gpt", lambda inputs, **w: np.full(inputs.shape + (2,), np.nan))
+    monkeypatch.setattr(sys.modules["handtf.model.evaluation"], "gpt", lambda inputs, **w: np.full(inputs.shape + (2,), np.nan))
     result = verify(5, MODEL)
     assert not result.passed and result.correct == 0 and result.checked == 12

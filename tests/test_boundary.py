@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import handtf
-import handtf.attend
-import handtf.model
+import handtf.blocks.attend
+import handtf.model.transformer
 from handtf import MODEL, gpt, trace
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -157,7 +157,7 @@ def test_no_module_is_named_as_a_function_the_package_exports():
 
 def test_the_name_rule_would_catch_a_shadowed_module(monkeypatch):
     """The rule above is not vacuous: a module shadowed by its own function fails it."""
-    monkeypatch.setattr(handtf, "tracing", handtf.trace)
+    monkeypatch.setattr(handtf.model, "tracing", handtf.trace)
     with pytest.raises(AssertionError, match="rename the module"):
         test_no_module_is_named_as_a_function_the_package_exports()
 
@@ -169,13 +169,14 @@ def test_no_module_is_over_about_400_lines():
 
 
 def test_there_is_one_attention():
-    """The hand-made model, multi-head attention and the encoder-decoder all call handtf.attend.attention."""
+    """GPT-2's attention (every head of it), multi-head attention and the encoder-decoder all call handtf.blocks.attend.attention."""
     sources = {path.name: path.read_text(encoding="utf-8") for path in (ROOT / "handtf").rglob("*.py")}
     defining = [name for name, text in sources.items() if re.search(r"^def attention\(", text, re.M)]
     assert defining == ["attend.py"]
     softmax_of_scores = [name for name, text in sources.items() if "k.swapaxes(-1, -2)" in text]
     assert softmax_of_scores == ["attend.py"]
-    assert handtf.model.attention is handtf.attend.attention is handtf.attention
+    assert handtf.blocks.attend.attention is handtf.attention
+    assert handtf.model.transformer.attend_heads is handtf.blocks.attend.attend_heads  # which calls attention in every head
 
 
 def test_trace_reports_what_the_forward_pass_computes(monkeypatch):
@@ -185,7 +186,7 @@ def test_trace_reports_what_the_forward_pass_computes(monkeypatch):
     def uniform(x):
         return np.ones_like(x) / x.shape[-1]
 
-    monkeypatch.setattr(handtf.attend, "softmax", uniform)
+    monkeypatch.setattr(handtf.blocks.attend, "softmax", uniform)
     after = trace("aabaa")
     np.testing.assert_array_equal(after.attention_weights, np.full((5, 5), 0.2))  # every key weighted 1/5, even masked
     assert not np.array_equal(before.attention_weights, after.attention_weights)
@@ -195,7 +196,7 @@ def test_trace_reports_what_the_forward_pass_computes(monkeypatch):
 
 
 def test_trace_records_the_causal_mask_the_model_used(monkeypatch):
-    monkeypatch.setattr(handtf.model, "causal_mask", lambda n, dtype: np.zeros((n, n), dtype))
+    monkeypatch.setattr(handtf.model.transformer, "causal_mask", lambda n, dtype: np.zeros((n, n), dtype))
     t = trace("ab")
     np.testing.assert_array_equal(t.mask, np.zeros((2, 2)))
     np.testing.assert_array_equal(t.masked_scores, t.scaled_scores)
@@ -276,7 +277,7 @@ def test_train_stops_when_the_weights_stop_being_finite():
 
 
 def test_adam_step_changes_nothing_when_it_fails():
-    from handtf.training import adam_step
+    from handtf.training.trainer import adam_step
 
     param, m, v = np.zeros(3), np.zeros(3), np.zeros(3)
     param.setflags(write=False)

@@ -40,8 +40,11 @@ def test_the_encoder_decoder_task_prints_exact_match():
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["abc"], "a pattern is 2 or more of the characters a, b, got 'abc'"),
-        (["--steps", "0"], "argument --steps: must be from 1 to 100000, got 0"),
+        (["abc"], "argument pattern: 'c' at position 2 is not a token; the allowed characters are 'a' and 'b'"),
+        (["a"], "argument pattern: pattern must be a string of at least 2 characters from ('a', 'b'), got 'a'"),
+        (["--steps", "0"], "argument --steps: steps must be at least 1, got 0"),
+        (["--steps", "2000000"], "argument --steps: steps must be at most 1,000,000 (MAX_STEPS, a bound that keeps a typo from running for days), got 2,000,000"),
+        (["--task", "copy", "--heads", "2"], "--task trains the encoder-decoder: leave out --heads (for the hand-made architecture only)"),
         (["--steps", "many"], "argument --steps: expected a whole number, got 'many'"),
         (["--heads", "3"], "argument --heads: invalid choice: 3 (choose from 1, 2, 4, 8)"),
         (["--task", "sort"], "argument --task: invalid choice: 'sort' (choose from 'copy', 'reverse')"),

@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pytest
 
-from handtf.compiler import GPT2_SMALL, LG, MAX_CHARS, compile_pattern, context_needed, shortest_period
+from handtf.patterns.compiler import GPT2_SMALL, LG, MAX_CHARS, compile_pattern, context_needed, shortest_period
 
 
 # ---- an independent GPT-2 forward pass (after picoGPT) ----
@@ -220,8 +220,8 @@ def test_the_largest_models_the_design_allows():
         (123, None, TypeError, "pattern must be a str, got int"),
         (["a", "b"], None, TypeError, "pattern must be a str, got list"),
         ("", None, ValueError, "pattern is empty"),
-        ("a b", None, ValueError, "' ' at position 1 cannot be a token"),
-        ("ab\n", None, ValueError, "'\\n' at position 2 cannot be a token"),
+        ("a b", None, ValueError, "' ' at position 1 of the pattern cannot be a token"),
+        ("ab\n", None, ValueError, "'\\n' at position 2 of the pattern cannot be a token"),
         ("aab", 1, ValueError, "n_ctx must be 2 to 1024: the last 2 characters of (aab)* decide"),
         ("aab", 2000, ValueError, "n_ctx must be 2 to 1024"),
         ("aab", 2.0, TypeError, "n_ctx must be an integer"),

@@ -9,15 +9,16 @@ import pytest
 
 from pages import DOCS, ROOT, pages
 
-CONSOLE_BLOCK = re.compile(r"^```console\n(.*?)^```", re.DOTALL | re.MULTILINE)
+CONSOLE_BLOCK = re.compile(r"^([ \t]*)```console\n(.*?)^\1```", re.DOTALL | re.MULTILINE)  # also in a collapsed block
 HANDTF_COMMAND = re.compile(r"^(?:\.venv/bin/)?python -m handtf\b(?P<args>[^#A-Z\[]*)$")
 
 
 def sessions(path):
     """Each ``$ command`` of the file's console blocks, with the lines shown after it."""
     found = []
-    for block in CONSOLE_BLOCK.findall(path.read_text(encoding="utf-8")):
+    for indent, block in CONSOLE_BLOCK.findall(path.read_text(encoding="utf-8")):
         for line in block.splitlines():
+            line = line.removeprefix(indent)
             if line.startswith("$ "):
                 found.append((line[2:].strip(), []))
             elif found:
@@ -52,3 +53,9 @@ def test_console_sessions_show_real_output(path):
 
 def test_the_pages_show_sessions():
     assert any(DOCS in path.parents for path in FILES)
+    # a session inside a collapsed block is read too (its lines indented by the block)
+    assert sessions(DOCS / "training-by-hand.md")[0] == ("python -m handtf train --steps 100", [
+        "trained 100 steps from seed 0, 1 head(s): final loss 0.0924",
+        "right on every determined context from step 24 on",
+        "smallest margin: 8.98",
+        "verify: 87 / 87 contexts of length 2 to 30 correct"])

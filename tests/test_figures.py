@@ -123,7 +123,11 @@ def test_a_figure_with_small_text_or_faint_text_is_refused(render_figures):
     def wide():
         return common.Diagram(10, 1).fig
 
-    for name, function, message in [("tiny", tiny, "7.0 pt, less than 9 pt"), ("faint", faint, "contrast"), ("wide", wide, "10.00 in wide")]:
+    def clipped():  # the probs figure's title before it was widened
+        return common.matrix_figure([[0.0, 1.0]] * 5, list("aabaa"), ["a", "b"], "softmax(logits)  [5×2]", cell=0.7)
+
+    for name, function, message in [("tiny", tiny, "7.0 pt, less than 9 pt"), ("faint", faint, "contrast"),
+                                    ("wide", wide, "10.00 in wide"), ("clipped", clipped, "'softmax.*' is cut off")]:
         FIGURES[name] = function
         try:
             with pytest.raises(ValueError, match=message):
@@ -254,3 +258,119 @@ def test_a_chinese_page_shows_the_chinese_variant_of_a_figure_with_words(render_
 def test_an_english_page_shows_no_chinese_variant(page):
     chinese = [name for name, _ in figure_images(page) if ".zh" in name]
     assert not chinese, f"{page.relative_to(DOCS)} shows {chinese}"
+
+
+# ------------------------------------------------------------ a title says what the figure draws
+#
+# A heat map of the hand-made model (part1.py) has a title that names what it draws and its
+# shape, "EXPR  [rows×cols]" (a legend may follow on the same line). The shape must be the
+# drawn array's, and EXPR, read as Python in the names the pages use, must compute exactly
+# the drawn array: "c_proj  [5×8]" over c_proj's output fails (c_proj is a layer,
+# its weight 8×8), "c_proj(weights @ v)  [5×8]" passes.
+TITLE = re.compile(r"^(?P<expr>.+?)\s+\[(?P<shape>\d+(?:×\d+)*)\]")
+
+
+class Linear:
+    """A linear layer as a title writes it: ``c_proj(x)``, ``c_attn.w``, ``c_attn.b``."""
+
+    def __init__(self, weights):
+        self.w, self.b = weights["w"], weights["b"]
+
+    def __call__(self, x):
+        return x @ self.w + self.b
+
+
+def title_names():
+    """The names a part-1 figure's title may use: the running example's arrays and the model's weights."""
+    import numpy as np
+
+    import handtf
+
+    t = handtf.trace("aabaa")
+    attn = handtf.MODEL["blocks"][0]["attn"]
+    return {"np": np, "softmax": handtf.softmax, "wte": handtf.MODEL["wte"], "wpe": handtf.MODEL["wpe"],
+            "c_attn": Linear(attn["c_attn"]), "c_proj": Linear(attn["c_proj"]), "tokens": t.tokens, "x": t.embedding,
+            "qkv": t.qkv, "q": t.q, "k": t.k, "v": t.v, "mask": t.mask, "weights": t.attention_weights,
+            "logits": t.logits}
+
+
+def as_python(expr):
+    """``softmax(q·kᵀ/√8 + mask)`` -> ``softmax(q@k.T/np.sqrt(8) + mask)``."""
+    expr = expr.replace("·", "@").replace("ᵀ", ".T").replace("−", "-")
+    return re.sub(r"√(\d+)", r"np.sqrt(\1)", expr)
+
+
+def drawn_heat_maps(fig):
+    """(title, array) of each heat map of a drawn figure; a title on the figure serves its one heat map."""
+    from matplotlib.collections import QuadMesh
+
+    found = []
+    for ax in fig.axes:
+        meshes = [c for c in ax.collections if isinstance(c, QuadMesh)]
+        if meshes:
+            title = ax.get_title() or (fig.texts[0].get_text() if len(fig.texts) == 1 else "")
+            found.append((title.split("\n")[0], meshes[0].get_array()))
+    return found
+
+
+def title_problems(name, fig, names=None):
+    """What is wrong with the titles of a figure's heat maps (part-1 figures: ``names`` given)."""
+    import numpy as np
+
+    problems = []
+    for title, array in drawn_heat_maps(fig):
+        m = TITLE.match(title)
+        if not m:
+            continue
+        shape = tuple(int(n) for n in m["shape"].split("×"))
+        if shape != np.shape(array):
+            problems.append(f"{name}: {title!r} draws an array of shape {np.shape(array)}")
+        if names is None:
+            continue
+        for side in m["expr"].split(" = "):
+            try:
+                value = eval(as_python(side), {"__builtins__": {}}, dict(names))  # noqa: S307 (our own titles)
+            except Exception as error:  # noqa: BLE001
+                problems.append(f"{name}: {side!r} in {title!r} is not an expression of the page's names ({error})")
+                continue
+            if not isinstance(value, np.ndarray) or value.shape != np.shape(array) or not np.array_equal(value, array):
+                problems.append(f"{name}: {side!r} in {title!r} is not the array the figure draws")
+    return problems
+
+
+def test_every_heat_maps_title_is_the_array_it_draws(render_figures):
+    from figures.common import plt, use_language
+    from figures.registry import FIGURES, PHONE, WORDS
+
+    names = title_names()
+    problems, checked = [], 0
+    for name, function in FIGURES.items():
+        if not function.__module__.endswith("part1"):
+            continue  # the other parts' titles are read by their own pages' names
+        args = (WORDS[name]["en"],) if name in WORDS else ()
+        for phone in (False, True) if name in PHONE else (False,):
+            use_language("en")
+            fig = function(*args, phone=phone) if name in PHONE else function(*args)
+            try:
+                problems += title_problems(name, fig, names)
+                checked += any(TITLE.match(title) for title, _ in drawn_heat_maps(fig))
+            finally:
+                plt.close(fig)
+    assert not problems, "\n".join(problems)
+    assert checked >= 12, checked  # the part-1 heat maps with a title: wte, wpe, the embedding, c_attn, qkv, ...
+
+
+def test_the_title_check_catches_a_layer_named_for_its_output(render_figures):
+    """The projection figure was titled "c_proj  [5×8]": the layer's name over its output."""
+    from figures.common import matrix_figure, plt
+    import handtf
+
+    t = handtf.trace("aabaa")
+    for title, expected in [("c_proj  [5×8]", "is not the array"), ("c_proj(weights @ v)  [5×8]", None),
+                            ("c_proj(weights @ v)  [8×8]", "draws an array of shape"), ("wte  [2×8]", "is not the array")]:
+        fig = matrix_figure(t.projection, list("aabaa"), list("PPPPPabV"), title)
+        try:
+            problems = title_problems("projection", fig, title_names())
+        finally:
+            plt.close(fig)
+        assert (expected is None and not problems) or (expected and any(expected in p for p in problems)), (title, problems)

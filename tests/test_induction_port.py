@@ -27,6 +27,7 @@ import numpy as np
 import pytest
 
 import handtf
+from handtf.trees import tree_map
 from browsing import Visit
 from pages import ROOT
 from port_models import load_hook, parse_module
@@ -49,11 +50,7 @@ PHONE = {"width": 390, "height": 844}
 
 
 def as_lists(tree):
-    if isinstance(tree, dict):
-        return {key: as_lists(value) for key, value in tree.items()}
-    if isinstance(tree, (list, tuple)):
-        return [as_lists(value) for value in tree]
-    return np.asarray(tree, dtype=np.float64).tolist()
+    return tree_map(lambda leaf: np.asarray(leaf, dtype=np.float64).tolist(), tree)
 
 
 def for_js(model):

@@ -1,7 +1,7 @@
 """One forward pass per architecture: each block, norm and attention is defined once, and everything runs it.
 
 The same for the backward pass and the optimiser: each backward function sits right below its forward
-function, and every trainer runs the one Adam, schedule and dropout mask of ``handtf.training``.
+function, and every trainer runs the one Adam, schedule and dropout mask of ``handtf.training.trainer``.
 
 Two checks. ``test_*_runs_the_one_*`` replaces the one function that defines a
 piece of maths wherever handtf holds it (module attributes, dicts such as
@@ -12,30 +12,37 @@ fails even when nothing calls it yet.
 """
 
 import ast
+import dis
 import importlib
 import pkgutil
+import re
+import sys
+import types
 from pathlib import Path
+from types import MappingProxyType
 
 import numpy as np
 import pytest
 
 import handtf
-from handtf import MODEL, compile_pattern, gpt, gpt2, trace, train_induction
-from handtf.gpt_grads import loss_and_grads
+from handtf import MODEL, compile_pattern, gpt, trace, train_induction
+from handtf.training.backprop import loss_and_grads
 from handtf.seq2seq import Config, forward, init_params
-from handtf.seq2seq_training import seq2seq_loss_and_grads, train_seq2seq
-from handtf.training import leaves, margins, pattern_windows, train
+from handtf.seq2seq.training import seq2seq_loss_and_grads, train_seq2seq
+from handtf.training.trainer import leaves, margins, pattern_windows, train
 
 ROOT = Path(__file__).resolve().parent.parent
 MODULES = [importlib.import_module(m.name) for m in pkgutil.walk_packages(handtf.__path__, "handtf.")]
 
 
-def test_the_hand_made_gpt_is_gpt2_with_one_head():
-    """model.gpt, shown on the first pages, is the special case of the general pass: the same logits."""
-    rng = np.random.default_rng(0)
-    for model in (MODEL, handtf.build_model(lg=1.0)):
-        for tokens in (np.array([0, 0, 1, 0, 0]), rng.integers(0, 2, size=(4, 5)), np.array([1])):
-            np.testing.assert_array_equal(gpt(tokens, **model), gpt2(tokens, **model, n_head=1))
+def test_there_is_one_gpt_one_block_one_attention_and_one_trace():
+    """picoGPT's names, kept for the API, are the one forward's functions, not second definitions."""
+    assert handtf.gpt2 is handtf.gpt is handtf.model.transformer.gpt
+    assert handtf.gpt2_block is handtf.transformer_block and handtf.mha is handtf.causal_self_attention
+    assert handtf.model.transformer.gpt2_block_backward is handtf.transformer_block_backward
+    assert handtf.mha_backward is handtf.causal_self_attention_backward
+    assert handtf.PatternTrace is handtf.Trace
+    assert not any(hasattr(handtf, name) for name in ("picogpt", "running", "PATTERN_STEPS"))
 
 
 # ---- every entry point runs the one function
@@ -49,12 +56,11 @@ def replace_everywhere(monkeypatch, function, changed):
             if value is function:
                 monkeypatch.setattr(module, name, changed)
                 places += 1
-            elif isinstance(value, dict) and not name.startswith("__"):
-                for key, item in list(value.items()):
-                    if item is function:
-                        monkeypatch.setitem(value, key, changed)
-                    if key is function:  # e.g. a table from a forward function to its backward
-                        monkeypatch.setitem(value, changed, item)
+            elif isinstance(value, (dict, MappingProxyType)) and not name.startswith("__"):
+                table = {changed if key is function else key: changed if item is function else item for key, item in value.items()}
+                table |= {key: item for key, item in value.items() if key is function}  # a table from a forward function to its backward
+                if table != dict(value):  # a read-only table (issue 42) is replaced whole, for the test only
+                    monkeypatch.setattr(module, name, MappingProxyType(table) if isinstance(value, MappingProxyType) else table)
     assert places, f"{function.__name__} is nowhere in handtf"
 
 
@@ -72,6 +78,7 @@ def gpt2_weights(rng, n_embd=8, n_vocab=2, n_ctx=5):
 WEIGHTS = gpt2_weights(np.random.default_rng(1))
 INPUTS, TARGETS = pattern_windows("aab")
 PATTERN = compile_pattern("abcab")
+INDUCTION = handtf.induction_head("abc", n_ctx=5)
 SEQ2SEQ = {norm: Config(6, 6, d_model=8, n_head=2, d_ff=16, n_layers=2, norm=norm) for norm in ("post", "pre")}
 SRC, TGT_IN, TGT_OUT = np.array([[2, 3, 4], [5, 4, 3]]), np.array([[0, 4, 3], [0, 3, 4]]), np.array([[4, 3, 1], [3, 4, 1]])
 
@@ -79,7 +86,7 @@ SRC, TGT_IN, TGT_OUT = np.array([[2, 3, 4], [5, 4, 3]]), np.array([[0, 4, 3], [0
 ENTRY_POINTS = {
     "gpt": lambda: gpt(INPUTS, **MODEL),
     "trace": lambda: np.concatenate([trace("aabaa").residual, trace("aabaa").logits], axis=1),
-    "gpt2": lambda: gpt2(INPUTS, **WEIGHTS, n_head=2),
+    "gpt with GPT-2's whole block": lambda: gpt(INPUTS, **WEIGHTS, n_head=2),
     "trace of a compiled pattern": lambda: trace("cabca", model=PATTERN).logits,
     "loss_and_grads": lambda: np.array(loss_and_grads(WEIGHTS, INPUTS, TARGETS, n_head=2)[0]),
     "train": lambda: train("aab", steps=3, seed=0, n_head=2).losses,
@@ -116,11 +123,14 @@ ENTRY_POINTS |= {
     "train_seq2seq": lambda: train_seq2seq(steps=2, length=3, n_symbols=4, batch_size=4, d_model=8, n_head=2, d_ff=16,
                                            n_test=2, warmup=1).losses,
     "train_induction": lambda: train_induction(steps=3, seed=0).losses,
+    "the induction head": lambda: handtf.induction_attention(INDUCTION, "abcab")[2],
 }
 SEQ2SEQ_POINTS = [name for name in ENTRY_POINTS if name.startswith("seq2seq") and "gradients" not in name
                   and "dropout" not in name]
 SEQ2SEQ_GRADS = [name for name in ENTRY_POINTS if name.startswith("seq2seq gradients")]
-GPT2_POINTS = ["gpt2", "trace of a compiled pattern", "loss_and_grads", "train", "train's margins"]
+GPT2_POINTS = ["gpt with GPT-2's whole block", "trace of a compiled pattern", "loss_and_grads", "train", "train's margins"]
+# every model: the hand-made one, GPT-2's layout, a compiled pattern, the trained ones, the induction head
+GPT_POINTS = ["gpt", "trace", *GPT2_POINTS, "train_induction", "the induction head"]
 TRAINERS = ["train", "train_seq2seq", "train_induction"]
 
 
@@ -138,13 +148,14 @@ def adam_from_other_moments(real):
 
 # each piece of maths: the one function that defines it, and the entry points that must run it
 REGISTRY = {
-    "the GPT-2 block": ("picogpt", "gpt2_block", GPT2_POINTS),
-    "the hand-made block (gpt's special case)": ("model", "transformer_block", ["gpt", "trace"]),
-    "attention": ("attend", "attention", list(ENTRY_POINTS)),
-    "multi-head self-attention": ("attend", "mha", GPT2_POINTS),
-    "the encoder-decoder's attention": ("attend", "multi_head_attention", SEQ2SEQ_POINTS),
-    "layer norm": ("layers", "layer_norm", ["gpt2", "loss_and_grads", "train's margins", *SEQ2SEQ_POINTS]),
-    "the feed-forward network": ("layers", "ffn", ["gpt2", "trace of a compiled pattern", "loss_and_grads",
+    "the GPT-2 block": ("model.transformer", "transformer_block", GPT_POINTS),
+    "attention": ("blocks.attend", "attention", list(ENTRY_POINTS)),
+    "causal self-attention, with any number of heads": ("model.transformer", "causal_self_attention", GPT_POINTS),
+    "the encoder-decoder's attention": ("blocks.attend", "multi_head_attention", SEQ2SEQ_POINTS),
+    "layer norm": ("blocks.layers", "layer_norm", ["gpt with GPT-2's whole block", "loss_and_grads", "train's margins",
+                                            *SEQ2SEQ_POINTS]),
+    "the feed-forward network": ("blocks.layers", "ffn", ["gpt with GPT-2's whole block", "trace of a compiled pattern",
+                                                   "loss_and_grads",
                                                    *SEQ2SEQ_POINTS]),
     "the paper's residual norm": ("seq2seq", "post_norm", [p for p in SEQ2SEQ_POINTS if "post" in p]),
     "GPT-2's residual norm": ("seq2seq", "pre_norm", [p for p in SEQ2SEQ_POINTS if "pre" in p]),
@@ -152,17 +163,17 @@ REGISTRY = {
     "the decoder block": ("seq2seq", "decoder_block", SEQ2SEQ_POINTS),
     "the encoder-decoder's embedding": ("seq2seq", "embed", SEQ2SEQ_POINTS),
     # the backward pass: each backward function, written once beside its forward one, is the one the trainers run
-    "the GPT-2 block's backward": ("picogpt", "gpt2_block_backward", ["loss_and_grads' gradients"],
+    "the GPT-2 block's backward": ("model.transformer", "transformer_block_backward", ["loss_and_grads' gradients"],
                                    backward_with_a_larger_dout),
-    "multi-head self-attention's backward": ("attend", "mha_backward", ["loss_and_grads' gradients"],
-                                             backward_with_a_larger_dout),
-    "the encoder-decoder's attention's backward": ("attend", "multi_head_attention_backward", SEQ2SEQ_GRADS,
+    "causal self-attention's backward": ("model.transformer", "causal_self_attention_backward", ["loss_and_grads' gradients"],
+                                         backward_with_a_larger_dout),
+    "the encoder-decoder's attention's backward": ("blocks.attend", "multi_head_attention_backward", SEQ2SEQ_GRADS,
                                                    backward_with_a_larger_dout),
-    "layer norm's backward": ("layers", "layer_norm_backward", ["loss_and_grads' gradients", *SEQ2SEQ_GRADS],
+    "layer norm's backward": ("blocks.layers", "layer_norm_backward", ["loss_and_grads' gradients", *SEQ2SEQ_GRADS],
                               backward_with_a_larger_dout),
-    "the feed-forward network's backward": ("layers", "ffn_backward", ["loss_and_grads' gradients", *SEQ2SEQ_GRADS],
+    "the feed-forward network's backward": ("blocks.layers", "ffn_backward", ["loss_and_grads' gradients", *SEQ2SEQ_GRADS],
                                             backward_with_a_larger_dout),
-    "the embedding lookup's backward": ("layers", "embedding_backward", ["loss_and_grads' gradients", *SEQ2SEQ_GRADS],
+    "the embedding lookup's backward": ("blocks.layers", "embedding_backward", ["loss_and_grads' gradients", *SEQ2SEQ_GRADS],
                                         backward_with_a_larger_dout),
     "the encoder-decoder's embedding's backward": ("seq2seq", "embed_backward", SEQ2SEQ_GRADS,
                                                    backward_with_a_larger_dout),
@@ -172,11 +183,11 @@ REGISTRY = {
                                          backward_with_a_larger_dout),
     "the encoder block's backward": ("seq2seq", "encoder_block_backward", SEQ2SEQ_GRADS, backward_with_a_larger_dout),
     "the decoder block's backward": ("seq2seq", "decoder_block_backward", SEQ2SEQ_GRADS, backward_with_a_larger_dout),
-    # the optimiser: every trainer runs handtf.training's
-    "Adam's step": ("training", "adam_step", TRAINERS, adam_with_a_larger_rate),
-    "Adam's moments": ("training", "adam_moments", TRAINERS, adam_from_other_moments),
-    "the learning-rate schedule": ("training", "learning_rate", ["train", "train_seq2seq"]),
-    "dropout's mask": ("training", "dropout_mask", ["seq2seq_loss_and_grads with dropout", "train_seq2seq"]),
+    # the optimiser: every trainer runs handtf.training.trainer's
+    "Adam's step": ("training.trainer", "adam_step", TRAINERS, adam_with_a_larger_rate),
+    "Adam's moments": ("training.trainer", "adam_moments", TRAINERS, adam_from_other_moments),
+    "the learning-rate schedule": ("training.trainer", "learning_rate", ["train", "train_seq2seq"]),
+    "dropout's mask": ("training.trainer", "dropout_mask", ["seq2seq_loss_and_grads with dropout", "train_seq2seq"]),
 }
 
 
@@ -195,12 +206,16 @@ def test_every_entry_point_runs_the_one_function(monkeypatch, maths):
 
 
 def test_the_entry_point_test_would_catch_a_copy(monkeypatch):
-    """Not vacuous: a trainer with its own copy of the GPT-2 block keeps its loss when the one block changes."""
-    import handtf.gpt_grads
+    """Not vacuous: a trainer whose forward runs its own copy of the GPT-2 block keeps its loss when the one block changes."""
+    import types
 
-    real = handtf.picogpt.gpt2_block
-    copy = handtf.picogpt.gpt2_block.__wrapped__  # the same maths, but a second name the patch does not reach
-    monkeypatch.setattr(handtf.gpt_grads, "gpt2_block", copy)
+    import handtf.training.backprop
+
+    real = handtf.model.transformer.transformer_block
+    one_gpt = handtf.model.transformer.gpt.__wrapped__
+    # the same maths under a second name the patch does not reach, run by a gpt that calls it
+    copied_gpt = types.FunctionType(one_gpt.__code__, {**one_gpt.__globals__, "transformer_block": real.__wrapped__})
+    monkeypatch.setattr(handtf.training.backprop, "gpt", copied_gpt)
     before = ENTRY_POINTS["loss_and_grads"]()
     replace_everywhere(monkeypatch, real, lambda *a, **k: real(*a, **k) * 1.5)
     np.testing.assert_array_equal(ENTRY_POINTS["loss_and_grads"](), before)
@@ -217,12 +232,13 @@ def calls_in(node, names):
     return any(is_call_to(n, names) for n in ast.walk(node))
 
 
-ATTENTIONS = {"mha", "causal_self_attention", "multi_head_attention", "attention"}
+ATTENTIONS = {"mha", "causal_self_attention", "multi_head_attention", "attention", "attend_heads"}
+NORMS = {"layer_norm", "norm"}  # norm: layer norm where the weights have one
 # formula: (what finds it in a function's body, the functions allowed to write it)
 FORMULAS = {
     "a block's residual sum around attention, x + attn(...)": (
         lambda n: isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and calls_in(n.right, ATTENTIONS),
-        {"picogpt.gpt2_block", "picogpt.gpt2_block_backward", "model.transformer_block"},
+        {"model.transformer.transformer_block"},
     ),
     "a norm around a residual sum, LayerNorm(x + ...)": (
         lambda n: is_call_to(n, {"layer_norm"}) and any(isinstance(a, ast.BinOp) and isinstance(a.op, ast.Add)
@@ -230,39 +246,40 @@ FORMULAS = {
         {"seq2seq.blocks.post_norm"},
     ),
     "a residual sum around a norm, x + f(LayerNorm(x))": (
-        lambda n: isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and calls_in(n.right, {"layer_norm"}),
-        {"seq2seq.blocks.pre_norm", "picogpt.gpt2_block"},  # GPT-2's block is pre-norm, written inline as picoGPT writes it
+        lambda n: isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and calls_in(n.right, NORMS),
+        {"seq2seq.blocks.pre_norm", "model.transformer.transformer_block"},  # GPT-2's block is pre-norm, written inline as picoGPT writes it
     ),
     "layer norm's variance": (
         lambda n: is_call_to(n, {"var"}),
-        {"layers.layer_norm", "layers.layer_norm_backward"},
+        {"blocks.layers.layer_norm", "blocks.layers.layer_norm_backward"},
     ),
     "attention's scores, q @ k^T": (
         lambda n: isinstance(n, ast.BinOp) and isinstance(n.op, ast.MatMult) and ast.unparse(n.right).startswith("k."),
-        {"attend.attention_weights"},
+        {"blocks.attend.attention_weights"},
     ),
     "GPT-2's embedding, wte[inputs] + wpe[...]": (
-        lambda n: isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and "wte" in ast.unparse(n.left)
-        and "wpe" in ast.unparse(n.right),
-        {"picogpt.gpt2", "model.gpt", "gpt_grads.loss_and_grads"},
+        lambda n: isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add)
+        and any(name in ast.unparse(n.left) for name in ("wte", "token_embedding"))
+        and any(name in ast.unparse(n.right) for name in ("wpe", "position_embedding")),
+        {"model.transformer.gpt"},
     ),
     # the optimiser, which every trainer shares
     "Adam's running means, beta * m + (1 - beta) * g": (
         lambda n: isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) and getattr(n.left, "value", None) == 1
         and "beta" in ast.unparse(n.right),
-        {"training.adam_step"},
+        {"training.trainer.adam_step"},
     ),
     "Adam's starting moments, a pair of zero arrays a weight": (
         lambda n: isinstance(n, ast.Tuple) and len(n.elts) == 2 and all(is_call_to(e, {"zeros_like"}) for e in n.elts),
-        {"training.adam_moments"},
+        {"training.trainer.adam_moments"},
     ),
     "the warm-up schedule, step**-0.5 and warmup**-1.5": (
         lambda n: isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow) and ast.unparse(n.right) in ("-0.5", "-1.5"),
-        {"training.learning_rate"},
+        {"training.trainer.learning_rate"},
     ),
     "dropout's mask, rng.random(shape) >= rate": (
         lambda n: isinstance(n, ast.Compare) and calls_in(n.left, {"random"}),
-        {"training.dropout_mask"},
+        {"training.trainer.dropout_mask"},
     ),
 }
 
@@ -281,7 +298,7 @@ def writers(sources):
 
 
 def package_sources():
-    """{module name under handtf (``picogpt``, ``seq2seq.blocks``): its source}."""
+    """{module name under handtf (``model``, ``seq2seq.blocks``): its source}."""
     paths = sorted((ROOT / "handtf").rglob("*.py"))
     return {".".join(path.relative_to(ROOT / "handtf").with_suffix("").parts): path.read_text(encoding="utf-8")
             for path in paths}
@@ -340,9 +357,9 @@ def train_my_way(weights, grads, steps, warmup, rng):
 # ---- each backward function sits right below its forward function
 
 # backward functions whose forward pass is not a function of the package
-NO_FORWARD_FUNCTION = {"layers.embedding_backward": "its forward is numpy's lookup wte[tokens], a line of gpt2"}
+NO_FORWARD_FUNCTION = {"blocks.layers.embedding_backward": "its forward is numpy's lookup wte[tokens], a line of gpt"}
 # backward functions named otherwise than their forward function
-FORWARD_OF = {"loss.cross_entropy_backward": "soft_cross_entropy"}  # cross_entropy is its case of one-hot targets
+FORWARD_OF = {"blocks.loss.cross_entropy_backward": "soft_cross_entropy"}  # cross_entropy is its case of one-hot targets
 
 
 def backward_functions(sources):
@@ -369,8 +386,8 @@ def test_every_backward_function_sits_right_below_its_forward_function():
     assert misplaced(package_sources()) == [], "put each backward function right below its forward function"
     assert set(NO_FORWARD_FUNCTION) | set(FORWARD_OF) <= set(found), "an exception no longer needed"
     # the scan sees every backward function, the encoder-decoder's too
-    assert {"activations.softmax_backward", "attend.attention_backward", "layers.layer_norm_backward",
-            "picogpt.gpt2_block_backward", "seq2seq.blocks.embed_backward", "seq2seq.blocks.post_norm_backward",
+    assert {"blocks.activations.softmax_backward", "blocks.attend.attention_backward", "blocks.layers.layer_norm_backward",
+            "model.transformer.transformer_block_backward", "seq2seq.blocks.embed_backward", "seq2seq.blocks.post_norm_backward",
             "seq2seq.blocks.pre_norm_backward", "seq2seq.blocks.encoder_block_backward",
             "seq2seq.blocks.decoder_block_backward"} <= set(found)
 
@@ -385,10 +402,10 @@ def post_norm_backward(dout, x, sublayer, ln, keep=1.0): ...
 def pre_norm_backward(dout, x, sublayer, ln, keep=1.0): ...
 def check_embed_backward(dout, tokens, wte): ...
 '''
-    assert misplaced({"seq2seq_training": old}) == [
-        "seq2seq_training.embed_backward (after task_pairs)",
-        "seq2seq_training.post_norm_backward (after embed_backward)",
-        "seq2seq_training.pre_norm_backward (after post_norm_backward)",
+    assert misplaced({"seq2seq.training": old}) == [
+        "seq2seq.training.embed_backward (after task_pairs)",
+        "seq2seq.training.post_norm_backward (after embed_backward)",
+        "seq2seq.training.pre_norm_backward (after post_norm_backward)",
     ]
     assert misplaced({"blocks": "def pre_norm(x): ...\ndef pre_norm_backward(dout, x): ...\n"}) == []
 
@@ -397,9 +414,130 @@ def test_every_field_of_a_trace_is_a_variable_of_its_function():
     """The trace's names are the code's: each field reads a variable the forward function really has."""
     import inspect
 
-    from handtf.tracing import PATTERN_STEPS, STEPS, PatternTrace, Trace
+    from handtf.model.tracing import STEPS, Trace
 
-    for steps, kind in ((STEPS, Trace), (PATTERN_STEPS, PatternTrace)):
-        for field, (function, variable, _) in steps.items():
-            assert field in kind.__dataclass_fields__
-            assert variable in inspect.unwrap(function).__code__.co_varnames, f"{function.__name__} has no {variable}"
+    for field, (function, variable, _) in STEPS.items():
+        assert field in Trace.__dataclass_fields__
+        assert variable in inspect.unwrap(function).__code__.co_varnames, f"{function.__name__} has no {variable}"
+
+
+# ---- the main line shows the forward pass every model runs
+
+FORWARD_MODULES = ("model/transformer", "blocks/attend", "blocks/masks", "blocks/activations", "blocks/layers")
+SHOWN = re.compile(r'--8<-- "handtf/([\w/]+)\.py:(\w+)"')  # the forward pass's modules, above
+
+
+def mainline_pages():
+    """The main line, as mkdocs.yml lists it (extra.mainline), in both languages."""
+    listed = re.search(r"^\s*mainline: \[(.*)\]", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), re.M).group(1)
+    pages = [ROOT / "docs" / name.strip() for name in listed.split(",")]
+    return pages + [page.with_suffix(".zh.md") for page in pages]
+
+
+def shown_on_the_main_line():
+    """{(module, section)} of every forward listing a main-line page embeds."""
+    return {(module, section) for page in mainline_pages() for module, section in SHOWN.findall(page.read_text(encoding="utf-8"))
+            if module in FORWARD_MODULES}
+
+
+def code_lines(module, section):
+    """The lines of a section that run when its code runs (statements, not comments, docstrings or ``def``)."""
+    path = ROOT / "handtf" / f"{module}.py"
+    text = path.read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(text) if line.strip() == f"# --8<-- [start:{section}]")
+    end = next(i for i, line in enumerate(text) if i > start and line.strip() == f"# --8<-- [end:{section}]")
+    codes, runnable = [compile("\n".join(text), str(path), "exec")], set()
+    while codes:
+        code = codes.pop()
+        codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+        if code.co_name != "<module>":
+            runnable |= {line for _, line in dis.findlinestarts(code) if line is not None}
+    return {(str(path), line) for line in range(start + 2, end + 1) if line in runnable}
+
+
+def lines_run(run):
+    """Every (file, line) of handtf that ``run()`` executes."""
+    seen, package = set(), str(ROOT / "handtf")
+
+    def follow(frame, event, arg):
+        if event == "line":
+            seen.add((frame.f_code.co_filename, frame.f_lineno))
+        return follow
+
+    def start(frame, event, arg):
+        return follow if frame.f_code.co_filename.startswith(package) else None
+
+    previous = sys.gettrace()
+    sys.settrace(start)
+    try:
+        run()
+    finally:
+        sys.settrace(previous)
+    return seen
+
+
+THREE = {
+    "train": lambda: train("aab", steps=2, seed=0),
+    "a compiled pattern": lambda: handtf.complete("abc", 3, model=compile_pattern("abcab")),
+    "the induction head": lambda: handtf.verify_induction(handtf.induction_head("ab", n_ctx=3)),
+}
+
+
+@pytest.fixture(scope="module")
+def runs():
+    return {name: lines_run(run) for name, run in THREE.items()}
+
+
+def not_run(sections, runs):
+    """``module.py:line (section): who does not run it`` for each line of ``sections`` that one of the three skips."""
+    return sorted(f"{Path(path).name}:{line} ({module}:{section}): not run by {', '.join(missing)}"
+                  for module, section in sections for path, line in code_lines(module, section)
+                  if (missing := [name for name, lines in runs.items() if (path, line) not in lines]))
+
+
+def test_every_line_the_main_line_shows_runs_in_training_a_compiled_pattern_and_the_induction_head(runs):
+    shown = shown_on_the_main_line()
+    # the forward pass the main line teaches, section by section
+    assert {("model/transformer", s) for s in ("gpt", "causal_self_attention", "residual")} <= shown
+    assert not_run(shown, runs) == []
+
+
+def test_the_line_check_would_catch_a_line_only_one_model_runs(runs):
+    """Not vacuous: the block's feed-forward line runs in a compiled pattern only, so showing it would fail."""
+    assert [problem.split(": ", 1)[1] for problem in not_run({("model/transformer", "ffn_residual")}, runs)] == [
+        "not run by train, the induction head"]
+
+
+# ---- one interface for every model: no dispatch on the model's kind past the boundary
+
+MODEL_KINDS = {"CompiledPattern", "HandMade", "InductionHead"}
+
+
+def kind_tests(sources):
+    """``module.function`` of every function that asks ``isinstance(..., <a model kind>)``."""
+    found = set()
+    for module, text in sources.items():
+        for function in ast.walk(ast.parse(text)):
+            if isinstance(function, ast.FunctionDef) and any(
+                    is_call_to(n, {"isinstance"}) and MODEL_KINDS & {getattr(a, "id", None) for a in ast.walk(n.args[1])}
+                    for n in ast.walk(function)):
+                found.add(f"{module}.{function.name}")
+    return found
+
+
+def test_only_the_boundary_asks_which_kind_of_model_it_has():
+    """The hand-made model and compiled patterns run the same code: only a reader at the boundary tells them apart."""
+    found = kind_tests(package_sources())
+    assert found, "the scan finds nothing, so it checks nothing"
+    assert [name for name in found if not name.rpartition(".")[2].startswith(("check_", "read_"))] == []
+
+
+def test_the_kind_scan_would_catch_the_old_dispatch():
+    """Not vacuous: running.py's run chose a forward pass by the model's kind."""
+    old = '''
+def run(model, tokens):
+    if isinstance(model, CompiledPattern):
+        return gpt2(tokens, **model.weights, n_head=model.n_head)
+    return gpt(tokens, **model)
+'''
+    assert kind_tests({"running": old}) == {"running.run"}

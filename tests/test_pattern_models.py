@@ -28,7 +28,7 @@ from handtf import (
     valid_contexts,
     verify,
 )
-from handtf.compiler import LG
+from handtf.patterns.compiler import LG
 
 
 def repetition(pattern, n):
@@ -93,7 +93,7 @@ def test_the_tokenizer_takes_an_alphabet():
     assert untok(2, chars="abc") == "c"
     with pytest.raises(ValueError, match="'x' at position 0 is not a token; the allowed characters are 'a', 'b' and 'c'"):
         tokenize("x", chars="abc")
-    with pytest.raises(ValueError, match="chars must be distinct single characters"):
+    with pytest.raises(ValueError, match="chars has 'a' more than once; each character is one token"):
         tokenize("a", chars=("a", "a"))
     with pytest.raises(ValueError, match="token must be 0..3, got 4"):
         untok(4, chars="abcd")
@@ -185,7 +185,7 @@ def test_cli_verify_pattern():
     "args, message",
     [
         (("compile", ""), "pattern is empty"),
-        (("compile", "a b"), "' ' at position 1 cannot be a token"),
+        (("compile", "a b"), "' ' at position 1 of the pattern cannot be a token"),
         (("compile", "a" * 13 + "b"), "the design supports at most 12 (GPT-2 small's heads)"),
         (("compile", "aab", "--n-ctx", "1"), "n_ctx must be 2 to 1024"),
         (("verify", "--pattern", "abcab", "--max-len", "2"), "max_len must be at least 3"),

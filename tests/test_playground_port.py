@@ -21,8 +21,8 @@ import handtf
 from browsing import Visit
 from port_models import as_lists
 from handtf.display import format_number
-from handtf.evaluation import MAX_LEN
-from handtf.inference import MAX_NEW_TOKENS
+from handtf.model.evaluation import MAX_LEN
+from handtf.model.inference import MAX_NEW_TOKENS
 
 PLAYGROUND_JS = "import(new URL('../assets/javascripts/playground.js', location.href).href)"  # the page's own module
 

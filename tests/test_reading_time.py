@@ -24,6 +24,10 @@ import reading_time  # noqa: E402
 TARGETS_MET = True
 MAX_MINUTES = 30  # per language, the main line from the home page through the logits
 MAX_SCREEN = 8  # the attention page's central idea starts within its first 8 screens of 800 px
+# Issue 38: the pages after the main line teach a newcomer who finished it, each visible part
+# (collapsed blocks closed) read in 12 minutes at most, in both languages.
+AFTER_MAINLINE = reading_time.AFTER_MAINLINE
+MAX_PAGE_MINUTES = 12
 
 # A page whose counts are known. Hand count of what a reader sees in the article:
 #   title "Five words in this title"                      5 words
@@ -121,6 +125,36 @@ def test_the_main_line_meets_its_targets(measured):
         assert screen <= MAX_SCREEN, f"{language}: #central-idea starts on screen {screen}"
 
 
+def test_each_page_after_the_main_line_reads_in_12_minutes(browser, base_url):
+    measured = reading_time.measure_mainline(browser, base_url, AFTER_MAINLINE)
+    print("\n" + reading_time.report(measured))
+    for language, pages in measured.items():
+        assert list(pages) == AFTER_MAINLINE
+        for name, counts in pages.items():
+            assert 0 < counts["minutes"] <= MAX_PAGE_MINUTES, (
+                f"{language} {name}: {counts['minutes']:.1f} min with its collapsed blocks closed\n" + reading_time.report(measured))
+
+
+def test_the_induction_page_opens_with_the_rule_a_picture_and_the_live_example(built_site):
+    """Before its first section: the rule, the two heads' picture and the live widget; the
+    construction's detail (K-composition, the weights, the training run) waits in collapsed blocks."""
+    for language in reading_time.LANGUAGES:
+        html = (built_site / reading_time.page_path("induction.md", language) / "index.html").read_text(encoding="utf-8")
+        article = html[html.index("<article"):]
+        opening = article[: article.index("<h2")]
+        assert "induction-heads" in opening and "data-handtf-induction" in opening, language
+        assert ("The rule." if language == "en" else "规则。") in opening, language
+        assert "K-composition" not in opening and "K 组合" not in opening, language
+        assert not re.search(r"\bn_head\b", opening), language
+
+
+def test_the_playground_offers_things_to_try_before_the_matrices(built_site):
+    heading = {"en": 'id="things-to-try"', "zh": 'id="可以试试"'}
+    for language in reading_time.LANGUAGES:
+        html = (built_site / reading_time.page_path("playground.md", language) / "index.html").read_text(encoding="utf-8")
+        assert html.index(heading[language]) < html.index('data-handtf-widget="playground"'), language
+
+
 def test_each_main_line_page_shows_its_reading_time_within_a_minute_of_chromium(measured):
     """The build counts a page's own content; Chromium counts what shows, frame and all.
     Without the frame (the step line and the citation block) the two agree within a minute
@@ -208,3 +242,41 @@ def test_the_home_pictures_numbered_spots_open_their_steps_and_lie_on_the_pictur
         for i, a in enumerate(boxes):
             for b in boxes[i + 1 :]:
                 assert a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1], (language, width, a, b)
+
+
+COLLAPSED = re.compile(r'<details class="(?:note|abstract)">\s*<summary>(.*?)</summary>', re.DOTALL)
+
+
+def test_every_collapsed_note_says_how_many_minutes_it_adds(built_site):
+    """Every "Going deeper" note (and the home page's other notes), on every page of both
+    languages, ends its title with the minutes its content adds when opened, by the main
+    line's rules, counted again here from the page as built."""
+    from handtf_site.reading_time import collapsed_minutes
+
+    checked = 0
+    for path in sorted(built_site.rglob("index.html")):
+        html = path.read_text(encoding="utf-8")
+        article = html[html.index('<article class="md-content__inner') : html.index("</article>")]
+        labels = [re.search(r'<span class="handtf-minutes" data-minutes="(\d+)">· (\d+) (?:min|分钟)</span>$', m[1].strip())
+                  for m in COLLAPSED.finditer(article)]
+        counted = collapsed_minutes(article)
+        for label, (summary, minutes) in zip(labels, counted):
+            where = f"{path.relative_to(built_site)}: {summary!r}"
+            assert label, f"{where} does not say how many minutes it adds"
+            assert int(label[1]) == int(label[2]) == shown_minutes(minutes), (where, minutes)
+            checked += 1
+    assert checked >= 80, checked  # about 40 notes a language
+
+
+def test_the_home_maps_detours_say_how_many_minutes_they_add(built_site):
+    for language in reading_time.LANGUAGES:
+        home = (built_site / reading_time.page_path("index.md", language) / "index.html").read_text(encoding="utf-8")
+        aside = re.search(r'<span class="handtf-map__aside">(.*?)</span>\s*<span data-reading-time', home, re.DOTALL)[1]
+        detours = re.findall(r'<a href="([^"]+)">[^<]*</a>\s*[(（]\+<span data-reading-time="([^"]+)">(\d+) (?:min|分钟)</span>', aside)
+        assert [name for _, name, _ in detours] == ["concepts/lookup.md", "concepts/qkv.md"], (language, aside)
+        for href, name, minutes in detours:
+            page = built_site / reading_time.page_path(name, language) / "index.html"
+            html = page.read_text(encoding="utf-8")
+            article = html[html.index('<article class="md-content__inner') : html.index("</article>")]
+            # the build counts the page's content; the article adds its frame (the citation block): within a minute
+            assert abs(int(minutes) - count_html(article)["minutes"]) <= 1, (language, name, minutes)

@@ -5,6 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
+from handtf.trees import leaves
 from handtf import (
     Config,
     beam_decode,
@@ -36,11 +37,7 @@ def params(config):
 
 def flatten(tree):
     """Every array of a parameter tree, in a fixed order."""
-    if isinstance(tree, dict):
-        return [a for key in sorted(tree) for a in flatten(tree[key])]
-    if isinstance(tree, list):
-        return [a for item in tree for a in flatten(item)]
-    return [tree]
+    return leaves(tree)
 
 
 # ---------------------------------------------------------------- shapes

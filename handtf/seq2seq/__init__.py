@@ -18,8 +18,8 @@ Two modules, read in this order:
   so outputs are reproducible but meaningless) and its forward pass (``encode``, ``decode``,
   ``forward``), which take the config next to the weights.
 
-``handtf.seq2seq_training`` trains the model with the paper's recipe, running these same functions
-with dropout (the blocks' ``keep`` masks), and ``handtf.translate`` decodes with it. Every name
+``handtf.seq2seq.training`` trains the model with the paper's recipe, running these same functions
+with dropout (the blocks' ``keep`` masks), and ``handtf.seq2seq.translate`` decodes with it. Every name
 below is importable from ``handtf.seq2seq``. Token arrays are ``[n_seq]`` or ``[n_batch, n_seq]``;
 ``...`` in a shape comment stands for either.
 """

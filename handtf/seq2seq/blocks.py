@@ -5,22 +5,24 @@ connections and the two blocks of "Attention Is All You Need" (section 3), built
 building blocks (``attend``, ``layers``, ``masks``, ``positions``). The paper puts the norm after the
 sum, ``LayerNorm(x + Sublayer(x))`` (``post_norm``); GPT-2 puts it before, ``x + Sublayer(LayerNorm(x))``
 (``pre_norm``). ``keep`` holds the dropout masks of the sublayers' outputs (1.0, no dropout, by default):
-``handtf.seq2seq_training`` runs these very blocks with dropout.
+``handtf.seq2seq.training`` runs these very blocks with dropout.
 
 A backward function takes ``dout`` (the gradient for its forward function's output) and its forward
 function's own arguments, and returns ``dx`` and the gradients of the weights, keyed like the weights.
 """
 
 import math
+from types import MappingProxyType
 
 import numpy as np
 
-from ..activations import relu
-from ..attend import multi_head_attention, multi_head_attention_backward
-from ..checks import check_array, check_callable, check_dout, check_ids, check_keys, check_mask, check_n_head, check_tree, checked, dense_width
-from ..layers import embedding_backward, ffn, ffn_backward, layer_norm, layer_norm_backward
-from ..masks import causal_mask
-from ..positions import positional_encoding
+from ..blocks.activations import relu
+from ..blocks.attend import multi_head_attention, multi_head_attention_backward
+from ..checks import check_array, check_callable, check_dout, check_ids, check_mask, check_n_head, checked
+from ..layouts import check_keys, check_tree, dense_width
+from ..blocks.layers import embedding_backward, ffn, ffn_backward, layer_norm, layer_norm_backward
+from ..blocks.masks import causal_mask
+from ..blocks.positions import positional_encoding
 
 
 @checked
@@ -102,9 +104,9 @@ def pre_norm_backward(dout, x, sublayer, ln, keep=1.0):
     return dout + dx, grads, g_ln
 
 
-RESIDUALS = {"post": post_norm, "pre": pre_norm}
+RESIDUALS = MappingProxyType({"post": post_norm, "pre": pre_norm})
 
-BACKWARD = {post_norm: post_norm_backward, pre_norm: pre_norm_backward}
+BACKWARD = MappingProxyType({post_norm: post_norm_backward, pre_norm: pre_norm_backward})
 
 
 # For the blocks' backward functions, a sublayer is a pair (forward, backward) of h -> out; backward

@@ -10,7 +10,7 @@ final norm after its blocks.
 The sizes are a :class:`handtf.seq2seq.Config`, kept apart from the weights as nanoGPT keeps its
 ``GPTConfig``: :func:`handtf.init_params` makes the weights (only arrays, in nested dicts), and
 ``encode``, ``decode`` and ``forward`` take the config next to them. The weights are seeded random
-numbers, not trained ones: outputs are reproducible but meaningless; ``handtf.seq2seq_training`` trains
+numbers, not trained ones: outputs are reproducible but meaningless; ``handtf.seq2seq.training`` trains
 them. Token arrays are ``[n_seq]`` or ``[n_batch, n_seq]``; ``...`` in a shape comment stands for either.
 """
 
@@ -19,9 +19,10 @@ from dataclasses import astuple, dataclass
 
 import numpy as np
 
-from ..checks import check_elements, check_finite_result, check_n_head, check_count, check_seed, check_tree
-from ..checks import check_ids, checked, numbers_in, read_array
-from ..layers import layer_norm
+from ..checks import check_elements, check_finite_result, check_n_head, check_count, check_seed
+from ..checks import check_ids, checked, read_array
+from ..layouts import check_tree, numbers_in
+from ..blocks.layers import layer_norm
 from .blocks import RESIDUALS, block_shapes, check_memory, check_src_mask, decoder_block, embed, encoder_block
 
 
@@ -241,9 +242,20 @@ def check_decode(tgt, memory, params, config, src_mask):
     params = check_params(params, config)
     tgt = check_sequence("tgt", tgt, config.vocab_tgt)
     memory = check_memory(memory, config.d_model)
-    src_mask = check_src_mask(src_mask, np.broadcast_shapes(tgt.shape[:-1], memory.shape[:-2]), tgt.shape[-1], memory.shape[-2])
+    src_mask = check_src_mask(src_mask, batch_of("tgt", tgt, "memory", memory.shape, 2), tgt.shape[-1], memory.shape[-2])
     return {"tgt": tgt, "memory": memory, "params": params, "src_mask": src_mask}
 
 
 def check_forward(src, tgt, params, config, src_mask):
-    return check_encode(src, params, config, src_mask) | {"tgt": check_sequence("tgt", tgt, config.vocab_tgt)}
+    checked_args = check_encode(src, params, config, src_mask) | {"tgt": check_sequence("tgt", tgt, config.vocab_tgt)}
+    batch_of("tgt", checked_args["tgt"], "src", checked_args["src"].shape, 1)
+    return checked_args
+
+
+def batch_of(name, tokens, other, other_shape, other_axes):
+    """The batch shape ``tokens [..., n_seq]`` and ``other`` (``other_axes`` axes after its batch) share, or an error naming both."""
+    try:
+        return np.broadcast_shapes(tokens.shape[:-1], other_shape[:-other_axes])
+    except ValueError:
+        raise ValueError(f"{name} and {other} must have the same batch size (or one of them none): "
+                         f"{name} has shape {tokens.shape}, {other} {tuple(other_shape)}") from None

@@ -280,10 +280,25 @@ def visible_texts(fig):
     return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip() and t.get_alpha() != 0]
 
 
+def written_texts(fig):
+    """The texts a figure's code wrote: titles, notes and labels (not tick labels, which
+    matplotlib also keeps, unseen, for ticks outside the axes' range)."""
+    texts = [*fig.texts, *(t for ax in fig.axes for t in (ax.title, ax._left_title, ax._right_title, *ax.texts))]
+    return [t for t in texts if t.get_visible() and t.get_text().strip()]
+
+
+def cut_off(fig):
+    """The texts of a drawn figure that reach past its edge, where the saved picture cuts them."""
+    renderer = fig.canvas.get_renderer()
+    inside = fig.bbox.padded(1.0)  # a pixel of anti-aliasing
+    return [t.get_text() for t in written_texts(fig)
+            if not inside.contains(*t.get_window_extent(renderer).p0) or not inside.contains(*t.get_window_extent(renderer).p1)]
+
+
 def quality_problems(fig, max_width=None):
     """What makes a drawn figure hard to read: wider than ``max_width`` inches (default
-    ``MAX_WIDTH_IN``), text too small, or too faint on its background."""
-    problems = []
+    ``MAX_WIDTH_IN``), text too small, too faint on its background, or cut off at its edge."""
+    problems = [f"text {text!r} is cut off at the figure's edge" for text in cut_off(fig)]
     max_width = max_width or MAX_WIDTH_IN
     width = fig.get_size_inches()[0]
     if width > max_width + 1e-9:

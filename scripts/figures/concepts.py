@@ -342,7 +342,7 @@ def transformer(words, phone=False):
                                        boxstyle="round,pad=0.02,rounding_size=0.15", facecolor="none", edgecolor=C.muted,
                                        linewidth=1.2, linestyle="--"))
         side = -1 if name == "encoder" else 1
-        dg.ax.text(x + side * (frame + 0.13), (frame_bottom + frame_top) / 2, words[name].format(n=config.n_layers), rotation=90,
+        dg.ax.text(x + side * (frame + (0.1 if phone else 0.13)), (frame_bottom + frame_top) / 2, words[name].format(n=config.n_layers), rotation=90,
                    ha="center", va="center", fontsize=10.5, color=C.ink)
     # the memory: the encoder's last output, read by every decoder block's cross-attention
     enc_top, enc_last = tops["encoder"]

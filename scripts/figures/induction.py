@@ -5,7 +5,7 @@ import functools
 import numpy as np
 
 import handtf
-from handtf.induction import induction_attention
+from handtf.patterns.induction import induction_attention
 
 from .common import C, Normalize, heatmap, plt, tidy
 from .registry import figure
@@ -50,7 +50,7 @@ def induction_scores(words):
     model = the_model()
     w, ids = model.weights, [model.chars.index(c) for c in TEXT]
     x = w["wte"][ids] + w["wpe"][: len(ids)]  # [n_seq, n_embd]
-    x = handtf.gpt2_block(x, **w["blocks"][0], n_head=1)  # what layer 2 reads
+    x = handtf.transformer_block(x, **w["blocks"][0])  # what layer 2 reads
     q, k, _ = np.split(handtf.linear(x, **w["blocks"][1]["attn"]["c_attn"]), 3, axis=-1)
     scores = q @ k.T / np.sqrt(model.n_embd) / handtf.LG  # [n_seq, n_seq]
     scores[np.triu_indices(len(ids), 1)] = np.nan  # a key after the query is masked

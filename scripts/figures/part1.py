@@ -1,13 +1,14 @@
 """Figures of part 1, the hand-made model: its weights and every matrix of the running example."""
 
 import numpy as np
-from matplotlib.patches import FancyArrowPatch
+from matplotlib.patches import FancyArrowPatch, Rectangle
 
 import handtf
 from handtf import EMBED_LABELS, POSITION_LABELS, TOKEN_LABELS
 
 from .common import (
-    CONTEXT, MONO, C, Diagram, Normalize, bar_values, cell_text, diverging_norm, heatmap, matrix_figure, plt, restack, seq_labels,
+    CONTEXT, MONO, C, Diagram, Normalize, bar_values, cell_text, diverging_norm, heatmap, label, matrix_figure, plt, restack,
+    seq_labels,
     shape_of, the_trace, tidy, trace_figure,
 )
 from .registry import figure
@@ -60,6 +61,52 @@ def data_flow(words, phone=False):
     return d.fig
 
 
+WINDOW_WORDS = {
+    "en": {"value": "value v: a = +1, b = −1", "average": "average", "next": "next"},
+    "zh": {"value": "值 v：a 记 +1，b 记 −1", "average": "平均", "next": "下一个"},
+}
+
+
+@figure("window-average", words=WINDOW_WORDS)
+def window_average(words):
+    """The idea of the attention page, before any matrix: each row averages ±1 over its window.
+
+    Row i (a query) lights up the keys its attention weight reaches (the window: i - 1 and i),
+    with their value in column V; then the average the head writes, and the token it means.
+    """
+    t = the_trace()
+    n = len(t.context)
+    window = t.attention_weights >= 0.25  # the keys that carry the weight: half each, or all of it in row 0
+    values, averages = t.v[:, -1], t.attention_output[:, -1]
+    cell, left, top = 0.48, 0.65, 0.95  # inches: a cell, the row labels, the headers
+    width = left + n * cell + 0.2 + 1.0 + 0.85 + 0.1
+    d = Diagram(width, top + n * cell + 0.1)
+    y_of = lambda i: d.fig.get_size_inches()[1] - top - (i + 0.5) * cell  # noqa: E731
+    x_of = lambda j: left + (j + 0.5) * cell  # noqa: E731
+    norm = Normalize(-1, 1)
+    d.ax.text(left + n * cell / 2, y_of(-1) + 0.42, words["value"], ha="center", va="center", fontsize=10, color=C.ink)
+    for j, token in enumerate(t.context):
+        d.ax.text(x_of(j), y_of(-1), f"{j}:{token}", ha="center", va="center", fontsize=10, color=C.ink, **MONO)
+    average_x, next_x = left + n * cell + 0.2 + 0.5, left + n * cell + 0.2 + 1.0 + 0.42
+    d.ax.text(average_x, y_of(-1), words["average"], ha="center", va="center", fontsize=10, color=C.ink)
+    d.ax.text(next_x, y_of(-1), words["next"], ha="center", va="center", fontsize=10, color=C.ink)
+    for i in range(n):
+        d.ax.text(left - 0.1, y_of(i), f"{i}:{t.context[i]}", ha="right", va="center", fontsize=10, color=C.ink, **MONO)
+        for j in range(n):
+            x0, y0 = x_of(j) - cell / 2, y_of(i) - cell / 2
+            if window[i, j]:
+                fill = C.cmap(norm(values[j]))
+                d.ax.add_patch(Rectangle((x0, y0), cell, cell, facecolor=fill, edgecolor=C.ink, linewidth=1.2))
+                label(d.ax, x_of(j), y_of(i), f"{values[j]:+.0f}".replace("-", "\u2212"), fill, ha="center", va="center", fontsize=10)
+            else:
+                d.ax.add_patch(Rectangle((x0, y0), cell, cell, facecolor=C.box, edgecolor=C.bg, linewidth=1.2))
+        fill = C.cmap(norm(averages[i]))
+        d.ax.add_patch(Rectangle((average_x - 0.35, y_of(i) - cell / 2), 0.7, cell, facecolor=fill, edgecolor=C.ink, linewidth=1.2))
+        label(d.ax, average_x, y_of(i), cell_text(averages[i]), fill, ha="center", va="center", fontsize=10)
+        d.ax.text(next_x, y_of(i), t.predictions[i], ha="center", va="center", fontsize=11, weight="bold", color=C.ink, **MONO)
+    return d.fig
+
+
 @figure("wte")
 def wte():
     return matrix_figure(handtf.MODEL["wte"], TOKEN_LABELS, EMBED_LABELS, "wte  [2×8]")
@@ -72,7 +119,7 @@ def wpe():
 
 @figure("embedding")
 def embedding():
-    return trace_figure("embedding", "wte[tokens] + wpe", EMBED_LABELS)
+    return trace_figure("embedding", "wte[tokens] + wpe[:5]", EMBED_LABELS)
 
 
 QKV_GROUPS = [("q", 0, 8), ("k", 8, 8), ("v", 16, 8)]  # the three parts of c_attn's 24 columns
@@ -102,8 +149,8 @@ def thirds_figure(matrix, rows, title):
 def c_attn(words, phone=False):
     w = handtf.MODEL["blocks"][0]["attn"]["c_attn"]["w"]
     if phone:
-        return thirds_figure(w, EMBED_LABELS, f"c_attn w  [8×24]\nLg = {handtf.LG}, {words['empty']}")
-    title = f"c_attn w  [8×24]    Lg = {handtf.LG}, {words['empty']}"
+        return thirds_figure(w, EMBED_LABELS, f"c_attn.w  [8×24]\nLg = {handtf.LG}, {words['empty']}")
+    title = f"c_attn.w  [8×24]    Lg = {handtf.LG}, {words['empty']}"
     return matrix_figure(w, EMBED_LABELS, EMBED_LABELS * 3, title, cell=0.3, groups=QKV_GROUPS, text=lg_text)
 
 
@@ -111,8 +158,8 @@ def c_attn(words, phone=False):
 def qkv(words, phone=False):
     t = the_trace()
     if phone:
-        return thirds_figure(t.qkv, seq_labels(), f"qkv = x @ w + b  {shape_of(t.qkv)}\nLg = {handtf.LG}, {words['empty']}")
-    title = f"qkv = x @ w + b  {shape_of(t.qkv)}    Lg = {handtf.LG}, {words['empty']}"
+        return thirds_figure(t.qkv, seq_labels(), f"qkv = x @ c_attn.w + c_attn.b  {shape_of(t.qkv)}\nLg = {handtf.LG}, {words['empty']}")
+    title = f"qkv = x @ c_attn.w + c_attn.b  {shape_of(t.qkv)}    Lg = {handtf.LG}, {words['empty']}"
     return matrix_figure(t.qkv, seq_labels(), EMBED_LABELS * 3, title, cell=0.3, groups=QKV_GROUPS, text=lg_text)
 
 
@@ -144,27 +191,27 @@ def v():
 
 @figure("attention-output")
 def attention_output():
-    return trace_figure("attention_output", "softmax(·) @ v", EMBED_LABELS)
+    return trace_figure("attention_output", "weights @ v", EMBED_LABELS)
 
 
 @figure("projection")
 def projection():
-    return trace_figure("projection", "c_proj", EMBED_LABELS)
+    return trace_figure("projection", "c_proj(weights @ v)", EMBED_LABELS)
 
 
 @figure("residual")
 def residual():
-    return trace_figure("residual", "x + c_proj(·)", EMBED_LABELS)
+    return trace_figure("residual", "x + c_proj(weights @ v)", EMBED_LABELS)
 
 
 @figure("logits")
 def logits():
-    return trace_figure("logits", "logits", TOKEN_LABELS, cell=0.7)
+    return trace_figure("logits", "logits", TOKEN_LABELS, cell=0.9)
 
 
 @figure("probs")
 def probs():
-    return trace_figure("probs", "softmax(logits)", TOKEN_LABELS, cell=0.7)
+    return trace_figure("probs", "softmax(logits)", TOKEN_LABELS, cell=0.9)
 
 
 @figure("softmax-walkthrough", phone=True)

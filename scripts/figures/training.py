@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 import handtf
-from handtf.training import learning_rate, train
+from handtf.training.trainer import learning_rate, train
 
 from .common import MONO, C, heatmap, plt, restack, seq_labels, tidy
 from .registry import figure

@@ -93,7 +93,7 @@ export function checkModel(model) {
 const FINITE_MODELS = new Map();
 
 /**
- * As `handtf.weights.check_finite_model`: a model of handtf's shape (a vocabulary of N_VOCAB tokens,
+ * As `handtf.model.weights.check_finite_model`: a model of handtf's shape (a vocabulary of N_VOCAB tokens,
  * at least N_CTX positions) whose logits are finite for every input it can see. With two tokens there
  * are 2**N_CTX full windows, and row i of a window's logits is the logits of its first i + 1 tokens
  * (the causal mask), so one pass over each of them checks every input. Returns [n_vocab, n_ctx, n_embd].
@@ -446,18 +446,44 @@ export function verify(maxLen = VERIFY_MAX_LEN, model = MODEL) {
 
 // ------------------------------------------------------------ numbers and colours as the figures show them
 
-/** `handtf.format_number`: rounded to `digits` decimals without trailing zeros; 1e6 and above as %g. */
+// what Python's str.isprintable() refuses: controls, format characters (U+200B, the bidi controls
+// U+202A-U+202E and U+2066-U+2069), surrogates, private use, unassigned, and every space but " "
+const NOT_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
+
+/** Python's `c.isprintable()` for one character (by the browser's Unicode version). */
+export function printable(c) {
+  return c === " " || !NOT_PRINTABLE.test(c);
+}
+
+/** How Python's repr writes a character it does not print: \xhh, \uhhhh or \Uhhhhhhhh. */
+export function escapedChar(c) {
+  const code = c.codePointAt(0);
+  const hex = (width) => code.toString(16).padStart(width, "0");
+  return code <= 0xff ? `\\x${hex(2)}` : code <= 0xffff ? `\\u${hex(4)}` : `\\U${hex(8)}`;
+}
+
+/**
+ * `handtf.format_number`: rounded to `digits` decimals (0 to 100, as Python) without trailing zeros;
+ * 1e6 and above as Python's %.{digits}g: `digits` significant digits, written out in full while the
+ * number has no more whole digits than that (1234567 to 7 digits), else with an exponent.
+ */
 export function formatNumber(value, digits = 3) {
   if (typeof value !== "number") throw new TypeError(`value must be a number, got ${describe(value)}`);
-  if (!Number.isInteger(digits) || digits < 0 || digits > 20) {
-    throw new Error(`digits must be an integer from 0 to 20, got ${describe(digits)}`);
+  if (!Number.isInteger(digits) || digits < 0 || digits > 100) {
+    throw new Error(`digits must be an integer from 0 to 100, got ${describe(digits)}`);
   }
   if (!Number.isFinite(value)) return Number.isNaN(value) ? "nan" : value > 0 ? "inf" : "-inf";
   if (Math.abs(value) >= 1e6) {
-    const [mantissa, exponent] = toEven(value.toExponential(Math.max(digits, 1) - 1), value, Math.max(digits, 1), true).split("e");
-    const trimmed = mantissa.includes(".") ? mantissa.replace(/0+$/, "").replace(/\.$/, "") : mantissa;
-    const sign = exponent[0] === "-" ? "-" : "+";
-    return `${trimmed}e${sign}${exponent.replace(/^[+-]/, "").padStart(2, "0")}`;
+    const precision = Math.max(digits, 1); // %g reads a precision of 0 as 1
+    const [mantissa, exponent] = toEven(value.toExponential(precision - 1), value, precision, true).split("e");
+    const trim = (text) => (text.includes(".") ? text.replace(/0+$/, "").replace(/\.$/, "") : text);
+    const e = Number(exponent);
+    if (e < precision) { // %g writes it out: the significant digits with the point after e + 1 of them
+      const sign = value < 0 ? "-" : "";
+      const significant = mantissa.replace(/^-/, "").replace(".", "");
+      return sign + trim(`${significant.slice(0, e + 1)}.${significant.slice(e + 1)}`);
+    }
+    return `${trim(mantissa)}e+${String(e).padStart(2, "0")}`;
   }
   let text = toEven(value.toFixed(digits), value, digits, false);
   if (text.includes(".")) text = text.replace(/0+$/, "").replace(/\.$/, "");
@@ -578,6 +604,6 @@ if (typeof window !== "undefined") {
     MODEL, LG, N_CTX, CHARS, EMBED_LABELS, TOKEN_LABELS, QKV_LABELS, TRACE_NAMES, VERIFY_MAX_LEN,
     MAX_NEW_TOKENS, MAX_LEN, argmax,
     buildModel, gpt, trace, verify, predict, complete, nextTokenProbs, tokenize, contextWindow, checkModel, checkFiniteModel,
-    formatNumber, formatG, cellText, exactText, divergingNorm, cellColours,
+    formatNumber, formatG, printable, escapedChar, cellText, exactText, divergingNorm, cellColours,
   });
 }

@@ -1,4 +1,4 @@
-// The induction model live on its page: a port of handtf.induction (the rule, the forward pass of
+// The induction model live on its page: a port of handtf.patterns.induction (the rule, the forward pass of
 // the two-layer model, both heads' attention) and the widget that shows it.
 //
 // The weights come from induction-model.js, which hooks/playground.py writes from
@@ -18,9 +18,13 @@ import { CHARS, EMBED_LABELS, MODEL, N_CTX, N_HEAD } from "./induction-model.js"
 /** The generated model, in the form of handtf's InductionHead (chars, n_ctx, n_head, weights). */
 export const INDUCTION = deepFreeze({ chars: CHARS, n_ctx: N_CTX, n_head: N_HEAD, weights: MODEL, embed_labels: EMBED_LABELS });
 
-// ------------------------------------------------------------ checks at the boundary (as handtf.induction's)
+// ------------------------------------------------------------ checks at the boundary (as handtf.patterns.induction's)
 
-/** Python's repr of a str: single quotes unless it holds ' and no ", backslashes and controls escaped. */
+/**
+ * Python's repr of a str: single quotes unless it holds ' and no ", backslashes escaped, and every
+ * character Python does not print escaped as \xhh, \uhhhh or \Uhhhhhhhh (so a typed U+202E cannot
+ * turn a message around). Unicode's categories are the browser's, which may be newer than Python's.
+ */
 export function pyRepr(text) {
   const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
   const named = { "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t" };
@@ -28,12 +32,15 @@ export function pyRepr(text) {
     .map((c) => {
       if (named[c]) return named[c];
       if (c === quote) return `\\${c}`;
-      const code = c.codePointAt(0);
-      if (code < 0x20 || (code >= 0x7f && code < 0xa0)) return `\\x${code.toString(16).padStart(2, "0")}`;
-      return c;
+      return H.printable(c) ? c : H.escapedChar(c);
     })
     .join("");
   return `${quote}${body}${quote}`;
+}
+
+/** A character as a message shows it: itself if Python prints it, else its escape (pyRepr without quotes). */
+export function shownChar(c) {
+  return H.printable(c) ? c : H.escapedChar(c);
 }
 
 /** A model as induction_head() gives it: distinct one-character tokens, two blocks of attention. */
@@ -173,9 +180,10 @@ function scheme() {
 export function problemOf(text, t = TEXT.en, model = INDUCTION) {
   const chars = [...text];
   if (!chars.length) return t.empty(model.chars);
-  const position = chars.findIndex((c) => !model.chars.includes(c));
-  if (position >= 0) return t.badChar(chars[position], position, model.chars);
+  // in handtf.induction_attention's order: the length, then the characters
   if (chars.length > model.n_ctx) return t.tooLong(model.n_ctx, chars.length);
+  const position = chars.findIndex((c) => !model.chars.includes(c));
+  if (position >= 0) return t.badChar(shownChar(chars[position]), position, model.chars);
   return null;
 }
 

@@ -52,6 +52,7 @@ const TEXT = {
     all: "all",
     badMaxLen: (text) => `The length must be a whole number from 2 to ${MAX_LEN_LIMIT}, got “${text}”.`,
     badLink: (part) => `This link's “${part}” was not understood and is ignored.`,
+    moreLinkProblems: (n) => `And ${n} more parts of the link were not understood.`,
     // a weight cell is named by what it shows: its value first (the visible text), then where it is
     cell: (name, row, col, value) => `${value}, ${name}, row ${row}, column ${col}`,
     bias: "bias",
@@ -94,6 +95,7 @@ const TEXT = {
     all: "全部",
     badMaxLen: (text) => `长度必须是 2 到 ${MAX_LEN_LIMIT} 之间的整数，而这里是“${text}”。`,
     badLink: (part) => `链接中的“${part}”无法识别，已忽略。`,
+    moreLinkProblems: (n) => `链接中另有 ${n} 处无法识别。`,
     cell: (name, row, col, value) => `${value}，${name}，${row} 行，${col} 列`,
     bias: "偏置",
     semicolon: "；",
@@ -224,38 +226,50 @@ export function stateToQuery(state) {
   return parts.length ? `?${parts.join("&")}` : "";
 }
 
+const LINK_KEYS = ["context", "lg", "max_len", "edit"];
+const MAX_LINK_PROBLEMS = 5; // a link of 10,000 bad edits says so in six sentences, not 10,000
+const MAX_LINK_PART = 40; // characters of a part a message quotes
+
 export function stateFromQuery(search, t) {
   const state = defaultState();
   const problems = [];
   const params = new URLSearchParams(search);
+  const short = (text) => ([...text].length > MAX_LINK_PART ? `${[...text].slice(0, MAX_LINK_PART - 1).join("")}…` : text);
+  for (const key of new Set(params.keys())) {
+    const values = params.getAll(key);
+    if (!LINK_KEYS.includes(key)) values.forEach((value) => problems.push(t.badLink(short(`${key}=${value}`)))); // ?Lg=2: keys are lower case
+    else if (key !== "edit") values.slice(1).forEach((value) => problems.push(t.badLink(short(`${key}=${value}`)))); // the first one counts
+  }
   if (params.has("context")) {
     const context = params.get("context");
     try {
       H.contextWindow(context);
       state.context = context;
     } catch {
-      problems.push(t.badLink(`context=${context}`));
+      problems.push(t.badLink(short(`context=${context}`)));
     }
   }
   if (params.has("lg")) {
     const text = params.get("lg").replace(/ /g, "+");
     const { value, error } = checkLgValue(readLinkNumber(text), text, t);
-    if (error) problems.push(`${t.badLink(`lg=${params.get("lg")}`)} ${error}`);
+    if (error) problems.push(`${t.badLink(short(`lg=${params.get("lg")}`))} ${error}`);
     else state.lg = value;
   }
   if (params.has("max_len")) {
     const maxLen = readLinkNumber(params.get("max_len"));
     if (Number.isInteger(maxLen) && maxLen >= 2 && maxLen <= MAX_LEN_LIMIT) state.maxLen = maxLen;
-    else problems.push(t.badLink(`max_len=${params.get("max_len")}`));
+    else problems.push(t.badLink(short(`max_len=${params.get("max_len")}`)));
   }
-  for (const item of (params.get("edit") || "").split(",").filter(Boolean)) {
+  for (const item of params.getAll("edit").join(",").split(",").filter(Boolean)) { // every edit= of the link
     const parts = item.split(":"); // exactly CELL:VALUE
     const cell = parts.length === 2 ? parseKey(parts[0]) : null;
     const value = parts.length === 2 ? readLinkNumber(parts[1]) : null;
     if (cell && value !== null) state.edits.set(cell.key, value);
-    else problems.push(t.badLink(item));
+    else problems.push(t.badLink(short(item)));
   }
-  return { state, problems };
+  const shown = problems.slice(0, MAX_LINK_PROBLEMS);
+  if (problems.length > MAX_LINK_PROBLEMS) shown.push(t.moreLinkProblems(problems.length - MAX_LINK_PROBLEMS));
+  return { state, problems: shown };
 }
 
 // ------------------------------------------------------------ heat maps, coloured as the figures
@@ -502,7 +516,8 @@ function readContext(input, t) {
     input.setAttribute("aria-invalid", "true");
     if (!text.length) return { error: t.empty };
     const position = [...text].findIndex((c) => !H.CHARS.includes(c));
-    return { error: t.badChar([...text][position], position) };
+    const char = [...text][position];
+    return { error: t.badChar(H.printable(char) ? char : H.escapedChar(char), position) }; // a typed U+202E cannot turn the message around
   }
 }
 

@@ -1,0 +1,1 @@
+"""The command line, ``python -m handtf`` (``main``): one module per group of commands."""

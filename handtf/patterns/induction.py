@@ -1,0 +1,397 @@
+"""An induction head, set by hand: attention that reads *content*, checked on every input.
+
+``induction_head("abc", n_ctx=8)`` builds a two-layer, attention-only GPT-2
+that implements **the induction rule**: at every position whose token
+occurred earlier, the next token is the one that followed that token's most
+recent earlier occurrence (``abcab`` -> ``c``). Positions whose token is new
+are not claimed. References: Elhage et al., 2021, "A mathematical framework
+for transformer circuits"; Olsson et al., 2022, "In-context learning and
+induction heads".
+
+The residual stream has ``2 V + n_ctx`` columns (``V`` = alphabet size):
+
+- ``a b c``: the token, one-hot (``wte``); the tied unembedding
+  ``x @ wte.T`` reads only these columns;
+- ``a@1 b@1 c@1``: the token one step back, written by layer 1;
+- ``P0 .. P7``: the position, one-hot (``wpe``).
+
+**Layer 1, the previous-token head.** Position ``i`` asks for position
+``i - 1`` (a score of ``LG``, every other key 0), takes its token and
+writes it into the ``@1`` columns. Position 0 has only itself and writes its
+own token.
+
+**Layer 2, the induction head.** The query is the current token (times
+``match = LG * n_ctx``) plus a constant 1; the key of position ``j`` is what
+layer 1 wrote there (the token before ``j``) plus ``LG * j``. So key ``j``
+scores ``match`` when the token before it is the current token, and the
+later keys score more. A match beats every non-match, the most recent match
+beats every other match by ``LG`` at least, and the value (the token at the
+matched position, the one that *followed* the earlier occurrence) is written
+``LG`` strong into the token columns.
+
+Every gap between the winning score and the others is ``LG = 1024`` or more,
+so ``exp`` of it is exactly 0 in float32 and float64: both heads attend to
+one position exactly, and the logits are exactly ``LG`` (plus 1 for the
+current token) and 0. The smallest margin is ``LG - 1 = 1023``.
+"""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..blocks.attend import attention_weights
+from ..checks import type_name, check_alphabet, check_float_dtype, check_int_range, check_real, check_seed, check_steps, checked
+from .compiler import GPT2_SMALL, LG
+from ..training.backprop import loss_and_grads
+from ..model.transformer import gpt
+from ..training.trainer import adam_moments, adam_step, leaves
+from ..model.weights import as_dtype
+
+MAX_SEQUENCES = 1_000_000  # the exhaustive check runs at most this many sequences (every length together)
+CHUNK = 8192  # sequences per batch in the check: memory stays small whatever the total
+
+
+@dataclass(frozen=True)
+class InductionHead:
+    """A two-layer, attention-only GPT-2 (one head per layer) that copies by content."""
+
+    chars: tuple  # the alphabet: token id = index
+    n_ctx: int  # the longest sequence it reads
+    n_head: int  # one head per layer
+    weights: dict  # GPT-2's layout: wte, wpe, blocks[0] and blocks[1] with attn only
+    embed_labels: tuple  # what each residual column holds: "a", "a@1", "P0", ...
+
+    @property
+    def n_embd(self):
+        return self.weights["wte"].shape[1]
+
+    def __repr__(self):
+        return (f"InductionHead({''.join(self.chars)!r}: n_ctx={self.n_ctx}, n_embd={self.n_embd}, "
+                f"2 layers of {self.n_head} head, no MLP)")
+
+
+@checked
+def induction_head(alphabet="abc", n_ctx=8, dtype=np.float64):
+    """Hand-set GPT-2 weights for the induction rule over ``alphabet``.
+
+    >>> model = induction_head("abc", n_ctx=8)
+    >>> model
+    InductionHead('abc': n_ctx=8, n_embd=14, 2 layers of 1 head, no MLP)
+    >>> " ".join(model.embed_labels)
+    'a b c a@1 b@1 c@1 P0 P1 P2 P3 P4 P5 P6 P7'
+    """
+    chars, v = tuple(alphabet), len(alphabet)
+    d = 2 * v + n_ctx  # [tok | prev | pos]
+    tok, prev, pos = 0, v, 2 * v  # where each group of columns starts
+    wte = np.zeros((v, d))  # [n_vocab, n_embd]
+    wte[:, tok : tok + v] = np.eye(v)  # token t -> column t
+    wpe = np.zeros((n_ctx, d))  # [n_ctx, n_embd]
+    wpe[:, pos:] = np.eye(n_ctx)  # position i -> column Pi
+    weights = {
+        "wte": wte,
+        "wpe": wpe,
+        "blocks": [{"attn": previous_token_head(v, n_ctx)}, {"attn": induction_layer(v, n_ctx)}],
+    }
+    labels = (*chars, *(f"{c}@1" for c in chars), *(f"P{i}" for i in range(n_ctx)))
+    return InductionHead(chars=chars, n_ctx=n_ctx, n_head=1, weights=as_dtype(weights, dtype), embed_labels=labels)
+
+
+@checked
+# --8<-- [start:previous_token_head]
+def previous_token_head(v, n_ctx):
+    """Layer 1: position i finds position i - 1 and copies its token
+    into the @1 columns."""
+    d = 2 * v + n_ctx  # n_embd = d_head: one head
+    prev, pos = v, 2 * v  # first @1 column, first position column
+    # [n_embd, n_embd] each: queries, keys, values
+    q, k, val = np.zeros((d, d)), np.zeros((d, d)), np.zeros((d, d))
+    proj = np.zeros((d, d))  # [n_embd, n_embd]: head output -> residual
+    for i in range(1, n_ctx):
+        # position i asks for i - 1, score LG after / sqrt(d)
+        q[pos + i, i - 1] = LG * math.sqrt(d)
+    for j in range(n_ctx):
+        k[pos + j, j] = 1  # position j offers itself
+    for t in range(v):
+        val[t, t] = 1  # the value is the token, one-hot
+        proj[t, prev + t] = 1  # written into column t@1
+    return {"c_attn": {"w": np.concatenate([q, k, val], axis=1),
+                       "b": np.zeros(3 * d)},
+            "c_proj": {"w": proj, "b": np.zeros(d)}}
+# --8<-- [end:previous_token_head]
+
+
+@checked
+# --8<-- [start:induction_layer]
+def induction_layer(v, n_ctx):
+    """Layer 2: the current token looks for itself in the @1 columns;
+    the most recent match wins and its token is copied LG strong."""
+    d = 2 * v + n_ctx
+    prev, pos = v, 2 * v
+    match = LG * n_ctx  # beats LG * j of any later non-match
+    q, k, val = np.zeros((d, d)), np.zeros((d, d)), np.zeros((d, d))
+    q_bias = np.zeros(d)
+    proj = np.zeros((d, d))
+    for t in range(v):
+        q[t, t] = match * math.sqrt(d)  # query: the current token ...
+        k[prev + t, t] = 1  # ... against the token before each key
+        val[t, t] = 1  # the value is the key's own token
+        proj[t, t] = LG  # written LG strong into the token columns
+    q_bias[v] = math.sqrt(d)  # a constant 1 in query column v ...
+    for j in range(n_ctx):
+        k[pos + j, v] = LG * j  # ... meets LG * j: the later, the higher
+    return {"c_attn": {"w": np.concatenate([q, k, val], axis=1),
+                       "b": np.concatenate([q_bias, np.zeros(2 * d)])},
+            "c_proj": {"w": proj, "b": np.zeros(d)}}
+# --8<-- [end:induction_layer]
+
+
+@checked
+# --8<-- [start:induction_rule]
+def induction_rule(text):
+    """The rule, in plain Python: for each position, the character that
+    followed the most recent earlier occurrence of its character, or
+    ``None`` where the character is new.
+
+    >>> induction_rule("abcab")
+    [None, None, None, 'b', 'c']
+    """
+    return [text[text.rindex(c, 0, i) + 1] if c in text[:i] else None
+            for i, c in enumerate(text)]
+# --8<-- [end:induction_rule]
+
+
+@checked
+def induction_attention(model, text):
+    """Both heads' attention patterns and the logits on ``text``, from the model's own blocks.
+
+    Returns ``(pattern_1, pattern_2, logits)``: ``pattern_l[i, j]`` is how much
+    position ``i`` attends to position ``j`` in layer ``l``; ``logits`` is
+    ``[n_seq, n_vocab]``.
+
+    >>> model = induction_head("abc", n_ctx=8)
+    >>> p1, p2, logits = induction_attention(model, "abcab")
+    >>> p2[4].tolist()  # the last b finds the position after the earlier b
+    [0.0, 0.0, 1.0, 0.0, 0.0]
+    >>> logits[4].tolist()  # a, b, c
+    [0.0, 1.0, 1024.0]
+    """
+    from ..model.recording import Recorder
+
+    ids = np.array([model.chars.index(c) for c in text])  # [n_seq]
+    with Recorder(attention_weights) as record:  # the one forward pass, its attention kept as it runs
+        logits = gpt(ids, **model.weights, n_head=model.n_head)  # [n_seq, n_vocab]
+    first, second = record.arrays["attention_weights"]["weights"][-2:]  # each [n_head, n_seq, n_seq]
+    return first.reshape(-1, len(ids), len(ids))[0], second.reshape(-1, len(ids), len(ids))[0], logits
+
+
+@dataclass(frozen=True)
+class InductionCheck:
+    """Every sequence over the alphabet of length 1 to ``n_ctx``, every position the rule covers."""
+
+    chars: tuple
+    n_ctx: int
+    sequences: int  # how many sequences were run (every length 1 .. n_ctx)
+    positions: int  # all their positions
+    covered: int  # the positions whose token occurred earlier: the rule's claims
+    correct: dict  # dtype name -> covered positions predicted right
+    min_margin: dict  # dtype name -> smallest logit(rule's token) - largest other logit
+    failures: tuple  # up to 10 (sequence, position, expected, dtype name) the model got wrong
+
+    @property
+    def passed(self):
+        return all(n == self.covered for n in self.correct.values())
+
+    def __repr__(self):
+        lines = [f"InductionCheck({''.join(self.chars)!r}, n_ctx={self.n_ctx}):",
+                 f"  {self.sequences:,} sequences, {self.positions:,} positions, {self.covered:,} covered by the rule"]
+        for name in self.correct:
+            lines.append(f"  {name}: {self.correct[name]:,} of {self.covered:,} right, "
+                         f"smallest margin {self.min_margin[name]:g}")
+        return "\n".join(lines)
+
+
+def rule_targets(ids):
+    """The rule on a batch of token ids ``[n_seq_batch, n]``: the expected next id, or -1 where not covered."""
+    expected = np.full(ids.shape, -1)  # [batch, n]
+    for i in range(ids.shape[1]):
+        for p in range(i):  # a later p overwrites: the most recent occurrence wins
+            expected[:, i] = np.where(ids[:, p] == ids[:, i], ids[:, p + 1], expected[:, i])
+    return expected
+
+
+def all_sequences(v, length, start, stop):
+    """Sequences ``start .. stop - 1`` of all ``v ** length``, in counting order: ``[stop - start, length]``."""
+    numbers = np.arange(start, stop)[:, None]  # [batch, 1]
+    return numbers // v ** np.arange(length - 1, -1, -1) % v  # base-v digits, first token most significant
+
+
+@checked
+def verify_induction(model=None, dtypes=(np.float32, np.float64)):
+    """Run ``model`` (the hand-set ``induction_head()`` by default) on every
+    sequence over its alphabet of every length 1 to ``n_ctx``, in each dtype,
+    and compare its prediction at every covered position with the rule.
+
+    >>> verify_induction(induction_head("abc", n_ctx=8))
+    InductionCheck('abc', n_ctx=8):
+      9,840 sequences, 73,812 positions, 45,822 covered by the rule
+      float32: 45,822 of 45,822 right, smallest margin 1023
+      float64: 45,822 of 45,822 right, smallest margin 1023
+    """
+    model = induction_head() if model is None else model
+    v, n_ctx = len(model.chars), model.n_ctx
+    names = [np.dtype(t).name for t in dtypes]
+    cast = {name: as_dtype(model.weights, name) for name in names}
+    sequences = positions = covered = 0
+    correct, margins, failures = dict.fromkeys(names, 0), dict.fromkeys(names, math.inf), []
+    for length in range(1, n_ctx + 1):
+        total = v**length
+        for start in range(0, total, CHUNK):
+            ids = all_sequences(v, length, start, min(start + CHUNK, total))  # [batch, length]
+            expected = rule_targets(ids)  # [batch, length]
+            claimed = expected >= 0
+            sequences, positions, covered = sequences + len(ids), positions + ids.size, covered + int(claimed.sum())
+            if not claimed.any():
+                continue
+            for name in names:
+                logits = gpt(ids, **cast[name], n_head=model.n_head)[claimed]  # [n_claimed, n_vocab]
+                want = expected[claimed]  # [n_claimed]
+                rows = np.arange(len(want))
+                others = logits.copy()
+                others[rows, want] = -np.inf
+                margin = logits[rows, want] - others.max(axis=-1)  # [n_claimed]
+                right = margin > 0  # a NaN margin is wrong too
+                correct[name] += int(right.sum())
+                margins[name] = min(margins[name], float(np.nanmin(margin, initial=math.inf)))
+                if not right.all():
+                    margins[name] = -math.inf if np.isnan(margin).any() else margins[name]
+                    seq, pos = np.nonzero(claimed)
+                    for s, p in list(zip(seq[~right], pos[~right]))[: 10 - len(failures)]:
+                        text = "".join(model.chars[t] for t in ids[s])
+                        failures.append((text, int(p), model.chars[expected[s, p]], name))
+    return InductionCheck(chars=model.chars, n_ctx=n_ctx, sequences=sequences, positions=positions,
+                          covered=covered, correct=correct, min_margin=margins, failures=tuple(failures))
+
+
+@dataclass(frozen=True)
+class InductionTraining:
+    """A model of the induction head's shape, trained from random weights (:func:`train_induction`)."""
+
+    model: InductionHead  # the trained weights, in the hand-set model's layout
+    losses: np.ndarray  # [steps] the batch loss before each step
+
+
+def induction_targets(ids):
+    """What a model should predict at each position of ``ids [batch, n]``: the rule's token where it
+    applies, else the current token (what the hand-set model predicts there, so its loss is 0)."""
+    expected = rule_targets(ids)  # [batch, n], -1 where not covered
+    return np.where(expected >= 0, expected, ids)
+
+
+@checked
+# --8<-- [start:train_induction]
+def train_induction(alphabet="abc", n_ctx=8, steps=1000, seed=0,
+                    batch=64, lr=0.01, std=0.3):
+    """Train a two-layer, attention-only GPT-2 of the hand-set shape from
+    random weights, with the package's backprop and Adam, on fresh random
+    sequences at every step.
+
+    >>> result = train_induction(steps=5, seed=0)
+    >>> result.losses.shape, result.model.n_embd
+    ((5,), 14)
+    """
+    v, chars = len(alphabet), tuple(alphabet)
+    d = 2 * v + n_ctx  # the hand-set model's n_embd
+    rng = np.random.default_rng(seed)
+    normal = lambda *shape: rng.normal(0, std, shape)  # noqa: E731
+    attn = lambda: {  # noqa: E731
+        "c_attn": {"w": normal(d, 3 * d), "b": np.zeros(3 * d)},
+        "c_proj": {"w": normal(d, d), "b": np.zeros(d)}}
+    weights = {"wte": normal(v, d), "wpe": normal(n_ctx, d),
+               "blocks": [{"attn": attn()}, {"attn": attn()}]}
+    params = leaves(weights)
+    moments = adam_moments(params)
+    losses = []
+    for step in range(1, steps + 1):
+        ids = rng.integers(0, v, size=(batch, n_ctx))  # [batch, n_ctx]
+        loss, grads = loss_and_grads(weights, ids, induction_targets(ids))
+        losses.append(loss)
+        adam_step(params, leaves(grads), moments, step, lr)
+    labels = induction_head(alphabet, n_ctx).embed_labels  # same columns
+    model = InductionHead(chars=chars, n_ctx=n_ctx, n_head=1,
+                          weights=weights, embed_labels=labels)
+    return InductionTraining(model=model, losses=np.array(losses))
+# --8<-- [end:train_induction]
+
+
+def sequence_count(v, n_ctx):
+    """How many sequences the exhaustive check runs: ``v + v**2 + ... + v**n_ctx``."""
+    return sum(v**length for length in range(1, n_ctx + 1))
+
+
+# The boundary (see handtf.checks): what each function above accepts.
+
+
+def check_induction_head(alphabet, n_ctx, dtype):
+    check_alphabet("alphabet", alphabet, at_least=2, at_most=(GPT2_SMALL["n_embd"] - 2) // 2,
+                   why=f" (2 columns each, plus 2 positions, within GPT-2 small's n_embd = {GPT2_SMALL['n_embd']})",
+                   low_why=" (a margin needs a wrong token)")
+    most = GPT2_SMALL["n_embd"] - 2 * len(alphabet)
+    n_ctx = check_int_range("n_ctx", n_ctx, 2, most,
+                            f" (2 * {len(alphabet)} token columns + n_ctx position columns "
+                            f"must fit GPT-2 small's n_embd = {GPT2_SMALL['n_embd']})",
+                            low_why=" (a repeat needs two positions)")
+    return {"n_ctx": n_ctx, "dtype": check_float_dtype("dtype", dtype, least=4)}
+
+
+def check_train_induction(alphabet, n_ctx, steps, seed, batch, lr, std):
+    check_induction_head(alphabet, n_ctx, np.float64)
+    check_steps("steps", steps)
+    check_seed("seed", seed)
+    check_int_range("batch", batch, 1, 4096)
+    check_real("lr", lr, 0, 1, low_open=True)
+    check_real("std", std, 0, 10, low_open=True)
+
+
+def check_previous_token_head(v, n_ctx):
+    """The alphabet size and n_ctx of a model that fits GPT-2 small (the layer functions' arguments)."""
+    v = check_int_range("v", v, 2, low_why=" (the alphabet size: a margin needs a wrong token)")
+    n_ctx = check_int_range("n_ctx", n_ctx, 2, GPT2_SMALL["n_embd"] - 2 * v,
+                            f" (2 * v + n_ctx columns must fit GPT-2 small's n_embd = {GPT2_SMALL['n_embd']})")
+    return {"v": v, "n_ctx": n_ctx}
+
+
+check_induction_layer = check_previous_token_head
+
+
+def check_induction_rule(text):
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+
+
+def check_induction_attention(model, text):
+    if not isinstance(model, InductionHead):
+        raise TypeError(f"model must be an InductionHead (from induction_head()), got {type_name(model)}")
+    if not isinstance(text, str) or not 1 <= len(text) <= model.n_ctx:
+        got = repr(text) if isinstance(text, str) else type(text).__name__
+        raise ValueError(f"text must be a str of 1 to {model.n_ctx} characters (n_ctx), got {got}")
+    unknown = sorted(set(text) - set(model.chars))
+    if unknown:
+        raise ValueError(f"text has characters outside the alphabet {''.join(model.chars)!r}: "
+                         f"{', '.join(map(repr, unknown))}")
+
+
+def check_verify_induction(model, dtypes):
+    if model is not None and not isinstance(model, InductionHead):
+        raise TypeError(f"model must be an InductionHead (from induction_head()), got {type_name(model)}")
+    v, n_ctx = (3, 8) if model is None else (len(model.chars), model.n_ctx)
+    count = sequence_count(v, n_ctx)
+    if count > MAX_SEQUENCES:
+        raise ValueError(f"{v} characters and n_ctx = {n_ctx} make {count:,} sequences to check; "
+                         f"the exhaustive check runs at most {MAX_SEQUENCES:,} (MAX_SEQUENCES): "
+                         "use fewer characters or a shorter n_ctx")
+    if isinstance(dtypes, (str, type, np.dtype)) or not isinstance(dtypes, (tuple, list)) or not dtypes:
+        raise TypeError(f"dtypes must be a non-empty tuple of float dtypes, e.g. (np.float32, np.float64), got {dtypes!r}")
+    names = [check_float_dtype("dtypes", dtype, least=4).name for dtype in dtypes]
+    if len(set(names)) != len(names):
+        raise ValueError(f"dtypes must name each dtype once (each is counted on its own), got {', '.join(names)}")

@@ -1,0 +1,98 @@
+"""Weight trees: nested dicts and lists with arrays at the leaves, walked one way.
+
+The package, the site's hooks and the tests walk a tree of weights with these
+three functions and no other: :func:`leaves` (every array, dict keys sorted,
+the order ``adam_step`` pairs parameters with gradients in), :func:`paths`
+(the same, each with its path, for messages) and :func:`tree_map` (a function
+of the leaves of one or more trees of the same layout). :func:`read_only`
+makes the package's own models and tables safe to share: a write into them
+raises instead of changing every later answer.
+
+>>> tree = {"wte": np.zeros((2, 8)), "blocks": [{"b": np.zeros(3)}]}
+>>> [a.shape for a in leaves(tree)]
+[(3,), (2, 8)]
+>>> [path for path, _ in paths(tree)]
+["['blocks'][0]['b']", "['wte']"]
+>>> tree_map(lambda a: a.size, tree)
+{'wte': 16, 'blocks': [{'b': 3}]}
+"""
+
+import numpy as np
+
+
+def leaves(tree):
+    """Every leaf of a nested dict/list/tuple, in a fixed order (dict keys sorted)."""
+    return [leaf for _, leaf in paths(tree)]
+
+
+def paths(tree, prefix=""):
+    """``(path, leaf)`` for every leaf, in :func:`leaves`' order; a path reads ``['blocks'][0]['attn']``."""
+    if isinstance(tree, dict):
+        return [item for key in sorted(tree, key=str) for item in paths(tree[key], f"{prefix}[{key!r}]")]
+    if isinstance(tree, (list, tuple)):
+        return [item for i, value in enumerate(tree) for item in paths(value, f"{prefix}[{i}]")]
+    return [(prefix, tree)]
+
+
+def tree_map(function, tree, *others):
+    """``function(leaf, *leaves at the same place in others)`` at every leaf, in a tree of plain dicts and lists."""
+    if isinstance(tree, dict):
+        return {key: tree_map(function, value, *(other[key] for other in others)) for key, value in tree.items()}
+    if isinstance(tree, (list, tuple)):
+        return [tree_map(function, *values) for values in zip(tree, *others)]
+    return function(tree, *others)
+
+
+class ReadOnlyDict(dict):
+    """A dict that refuses every change; ``copy.deepcopy`` and ``dict(...)`` of it give a plain, writeable one."""
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError("this dict is read-only (shared by every caller of handtf); change a copy: copy.deepcopy(...)")
+
+    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse
+
+    def __reduce__(self):
+        return dict, (dict(self),)
+
+    def __deepcopy__(self, memo):
+        import copy
+
+        return {copy.deepcopy(key, memo): copy.deepcopy(value, memo) for key, value in self.items()}
+
+
+class ReadOnlyList(list):
+    """A list that refuses every change; ``copy.deepcopy`` and ``list(...)`` of it give a plain, writeable one."""
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError("this list is read-only (shared by every caller of handtf); change a copy: copy.deepcopy(...)")
+
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = append = clear = extend = insert = pop = remove = reverse = sort = _refuse
+
+    def __reduce__(self):
+        return list, (list(self),)
+
+    def __deepcopy__(self, memo):
+        import copy
+
+        return [copy.deepcopy(value, memo) for value in self]
+
+
+def read_only(tree):
+    """A read-only copy of ``tree``: arrays with ``writeable=False``, dicts and lists that refuse changes.
+
+    >>> model = read_only({"w": np.zeros(2), "blocks": [{}]})
+    >>> model["w"][0] = 1
+    Traceback (most recent call last):
+    ...
+    ValueError: assignment destination is read-only
+    """
+    if isinstance(tree, dict):
+        return ReadOnlyDict({key: read_only(value) for key, value in tree.items()})
+    if isinstance(tree, list):
+        return ReadOnlyList(read_only(value) for value in tree)
+    if isinstance(tree, tuple):
+        return tuple(read_only(value) for value in tree)
+    if isinstance(tree, np.ndarray):
+        tree = tree.copy()
+        tree.setflags(write=False)
+    return tree

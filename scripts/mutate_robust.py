@@ -1,0 +1,92 @@
+"""A mutation run over what issue 42 changed: does a test fail when the code is made subtly wrong?
+
+Each mutant replaces one piece of text in one file of the port or the package;
+the run applies it, runs the tests named for it (single process), and puts the
+file back. A mutant is *caught* when a test fails. The first three are the
+mutants the issue found surviving; the rest are new.
+
+    python scripts/mutate_robust.py          # every mutant
+    python scripts/mutate_robust.py 0 4      # some of them, by number
+"""
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+JS = "docs/assets/javascripts/"
+PARITY = ["tests/test_port_parity.py"]
+STATE = ["tests/test_shared_state.py", "tests/test_bad_inputs.py"]
+
+MUTANTS = [
+    # the three that survived before issue 42
+    ("pyRepr: always single quotes", JS + "induction.js",
+     """const quote = text.includes("'") && !text.includes('"') ? '"' : "'";""", """const quote = "'";""", PARITY),
+    ("induction widget: characters before the length", JS + "induction.js",
+     """  if (chars.length > model.n_ctx) return t.tooLong(model.n_ctx, chars.length);
+  const position = chars.findIndex((c) => !model.chars.includes(c));
+  if (position >= 0) return t.badChar(shownChar(chars[position]), position, model.chars);""",
+     """  const position = chars.findIndex((c) => !model.chars.includes(c));
+  if (position >= 0) return t.badChar(shownChar(chars[position]), position, model.chars);
+  if (chars.length > model.n_ctx) return t.tooLong(model.n_ctx, chars.length);""", PARITY),
+    ("formatNumber: one digit less above 1e6", JS + "handtf.js",
+     "const precision = Math.max(digits, 1);", "const precision = Math.max(digits - 1, 1);", PARITY),
+    # new mutants: the port
+    ("formatNumber: always the exponent above 1e6", JS + "handtf.js", "if (e < precision) {", "if (false) {", PARITY),
+    ("printable: U+00A0 printed", JS + "handtf.js", r"\p{Zl}\p{Zp}\p{Zs}]/u", r"\p{Zl}\p{Zp}]/u", PARITY),
+    ("escapedChar: \\u for every code point", JS + "handtf.js", "return code <= 0xff ? `\\\\x${hex(2)}` :", "return false ? `\\\\x${hex(2)}` :", PARITY),
+    ("link: only the first edit=", JS + "playground.js", 'params.getAll("edit").join(",")', '(params.get("edit") || "")', PARITY),
+    ("link: unknown keys ignored", JS + "playground.js", "if (!LINK_KEYS.includes(key)) values", "if (false) values", PARITY),
+    ("link: no cap on problems", JS + "playground.js", "const shown = problems.slice(0, MAX_LINK_PROBLEMS);", "const shown = problems.slice();", PARITY),
+    # new mutants: the package
+    ("MODEL writeable", "handtf/model/weights.py", "MODEL = read_only(build_model(LG))", "MODEL = build_model(LG)", STATE),
+    ("results may share memory", "handtf/checks.py", "return value.copy() if any(", "return value if any(", STATE),
+    ("step_fn gets the search's own list", "handtf/seq2seq/decoding.py", "step_fn(list(tokens))", "step_fn(tokens)", STATE),
+    ("adam: aliasing allowed", "handtf/training/trainer.py", "if np.may_share_memory(a, b)), None)", "if False), None)", STATE),
+    ("alphabet: size checked after the characters", "handtf/readers.py",
+     "    if at_most is not None and len(chars) > at_most:", "    if at_most is not None and len(chars) > at_most and chars.isascii():", STATE),
+    ("context_needed: no period limit", "handtf/patterns/compiler.py", "    if period > MAX_PERIOD:", "    if period > 10**9:", STATE),
+    ("attention: mask not re-checked", "handtf/blocks/attend.py", "for with_mask in (False, True):", "for with_mask in (False,):", STATE),
+    ("Recorder keeps the caller's array", "handtf/model/recording.py", "value.copy() if isinstance(value, np.ndarray) else value", "value", STATE),
+    # new mutants written after the tests, without looking at which test would catch them
+    ("formatNumber: -0 written as -0", JS + "handtf.js", 'return text === "-0" ? "0" : text;', "return text;", PARITY),
+    ("formatNumber: a tie rounded away from zero", JS + "handtf.js", "if (Number(digits[kept - 1]) % 2 !== 0) return rounded;", "return rounded;", PARITY),
+    ("printable: the space escaped", JS + "handtf.js", 'return c === " " || !NOT_PRINTABLE.test(c);', "return !NOT_PRINTABLE.test(c);", PARITY),
+    ("softmax_backward: any probs", "handtf/blocks/activations.py", "if (probs < 0).any() or (probs > 1).any() or", "if False and", STATE),
+    ("dropout: any training flag", "handtf/training/trainer.py", "if not isinstance(training, (bool, np.bool_)):", "if False:", STATE),
+    ("cross_entropy: a -inf target allowed", "handtf/blocks/loss.py", "    if hidden.any():", "    if False:", STATE),
+    ("ffn: activation's shape unchecked", "handtf/blocks/layers.py", "        if y.shape != x.shape:", "        if False:", STATE),
+    ("verify_induction: a dtype twice", "handtf/patterns/induction.py", "    if len(set(names)) != len(names):", "    if False:", STATE),
+    ("beam_search: no bound on length_penalty", "handtf/seq2seq/decoding.py", "    if length_penalty > most:", "    if False:", STATE),
+    ("phases: no bound on the output", "handtf/patterns/compiler.py", "    if n * (k + 1) > MAX_TEXT:", "    if False:", STATE),
+    ("tokenize's chars: spaces allowed", "handtf/readers.py", "if not char.isprintable() or char.isspace():", "if not char.isprintable():", STATE),
+    ("forward: batches not compared", "handtf/seq2seq/model.py", '    batch_of("tgt", checked_args["tgt"], "src", checked_args["src"].shape, 1)\n', "", STATE),
+]
+
+
+def run(mutant):
+    label, name, old, new, tests = mutant
+    path = ROOT / name
+    text = path.read_text(encoding="utf-8")
+    if text.count(old) != 1:
+        return "not applied", f"the text to replace occurs {text.count(old)} times"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    try:
+        done = subprocess.run([sys.executable, "-m", "pytest", "-n", "0", "-q", "-x", "-p", "no:cacheprovider", *tests],
+                              cwd=ROOT, capture_output=True, text=True, timeout=1200)
+    finally:
+        path.write_text(text, encoding="utf-8")
+    failed = [line for line in done.stdout.splitlines() if line.startswith("FAILED")]
+    return ("caught", failed[0][:140]) if done.returncode else ("survived", "every test passed")
+
+
+def main(chosen):
+    results = [(i, MUTANTS[i][0], *run(MUTANTS[i])) for i in chosen]
+    for i, label, kind, what in results:
+        print(f"{i:2} {kind:11} {label}: {what}", flush=True)
+    caught = sum(kind == "caught" for *_, kind, _ in results)
+    print(f"{caught} of {len(results)} mutants caught")
+
+
+if __name__ == "__main__":
+    main([int(a) for a in sys.argv[1:]] or range(len(MUTANTS)))
