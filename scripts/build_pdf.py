@@ -23,7 +23,7 @@ added to ``mkdocs.yml`` is in the PDF without a change here), as a textbook:
   be read as output; snippet markers (``# --8<--``) and line numbers are not printed.
 
 Text written for the screen is not printed: an element of class ``handtf-screen``
-(the keyboard help, a screen-only phrase) is left out and one of class
+(the keyboard help, a screen-only phrase) or ``handtf-minutes`` (a collapsed note's reading time) is left out and one of class
 ``handtf-print`` (hidden on the site by print.css) is printed in its place; a live
 widget is left out and the "Live:" paragraph before it names the page where it
 runs. Every figure is printed once, in the light scheme, every collapsed block
@@ -311,7 +311,7 @@ def for_paper(article, solutions=True, words=None, live_url=None):
             image.decompose()
             if parent.name == "a" and not parent.get_text(strip=True) and not parent.find(["img", "svg"]):
                 parent.decompose()  # a link that only opened the dark figure full size
-    for element in [*article.find_all(class_="handtf-screen"), *article.find_all("noscript"),
+    for element in [*article.find_all(class_=("handtf-screen", "handtf-minutes")), *article.find_all("noscript"),
                     *article.find_all(attrs={"data-reading-time": True})]:
         if not element.decomposed:
             element.decompose()

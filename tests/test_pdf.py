@@ -377,6 +377,8 @@ def test_no_screen_only_words_are_printed(texts, student_texts, language):
         whole = "\n".join(edition[language])
         printed = {phrase: whole.count(phrase) for phrase in SCREEN_ONLY[language] if phrase in whole}
         assert not printed, f"handtf-{language}: screen-only words on paper: {printed}"
+        minutes = re.findall(r"·\s*\d+\s*(?:min|分钟)", whole)
+        assert not minutes, f"handtf-{language}: a collapsed note's reading time on paper: {minutes[:3]}"
 
 
 def chapter_starts(pdfs, language):
