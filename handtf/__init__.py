@@ -54,6 +54,7 @@ from .seq2seq.decoding import (  # noqa: E402
 )
 from .display import format_matrix, format_number, show  # noqa: E402
 from .model.evaluation import Evaluation, Verification, evaluate, next_token_logits, valid_contexts, verify  # noqa: E402
+from .patterns.addition import Adder, AdderCheck, adder, adder_steps, adderboard_pairs, verify_adder, verify_pairs  # noqa: E402
 from .patterns.induction import (  # noqa: E402
     InductionCheck,
     InductionHead,

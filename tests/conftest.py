@@ -43,15 +43,87 @@ ROOT = Path(__file__).resolve().parent.parent
 BUILD_TIMEOUT = 600  # seconds: a loaded 2-core machine takes about a minute
 
 
+# The fast lane, ``python -m pytest -m "not slow"``, leaves out the tests that need one of
+# these session fixtures (a fixture a test reaches through another counts too: the crawl
+# needs the browser). Each is minutes of CPU on 2 cores; the rest of the suite, the strict
+# build, the figure check and the link check on the built HTML included, is the fast lane.
+SLOW_FIXTURES = {
+    "browser": "Chromium",
+    "pdfs": "the printed books",
+    "executed_notebooks": "each page's notebook run in Jupyter",
+    "properdocs_site": "the second build, with ProperDocs",
+    "dry_run": "the deploy's dry run",
+}
+# the tests that start their slow work themselves, by name, and the files that are slow throughout
+SLOW_TESTS = {
+    "test_the_notebook_prints_its_saved_outputs": "the notebooks run in Jupyter",
+    "test_the_training_claims_hold_with_and_without_avx512": "a second training run, on numpy's other float path",
+}
+SLOW_FILES = {"test_pdf.py": "the printed books"}
+
+
+def slow_reason(item):
+    """Why a test is in the slow lane (None: it is in the fast lane)."""
+    needs = [SLOW_FIXTURES[name] for name in getattr(item, "fixturenames", ()) if name in SLOW_FIXTURES]
+    if needs:
+        return needs[0]
+    by_hand = item.get_closest_marker("slow") and "seconds of work (marked slow in its file)"
+    return SLOW_TESTS.get(getattr(item, "originalname", None)) or SLOW_FILES.get(item.path.name) or by_hand
+
+
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by the marks
 def pytest_collection_modifyitems(config, items):
-    """The files whose tests need the site run first, the others after them.
+    """Mark the slow tests ``slow``; the files whose tests need the site run first, the others after them.
 
     The site's tests are the slow ones (Chromium, the PDFs, the notebooks): started
     first, they end about together, and the short tests fill the workers' last
     minutes (pytest-xdist keeps this order with ``--no-loadscope-reorder``).
     """
+    for item in items:
+        if slow_reason(item):
+            item.add_marker(pytest.mark.slow)
     site_files = {item.path for item in items if "built_site" in getattr(item, "fixturenames", ())}
     items.sort(key=lambda item: item.path not in site_files)  # stable: each file's own order is kept
+
+
+# What the fast lane left out, said at the end of its run. Under pytest-xdist the workers
+# collect and deselect; each sends its list back in ``workeroutput`` (xdist's documented
+# channel from a worker to the controller), and the controller prints it once.
+_LEFT_OUT = {}
+
+
+def pytest_deselected(items):
+    if "slow" not in (items[0].config.option.markexpr or "") if items else True:
+        return  # left out by -k or another mark: asked for by name, nothing to say
+    for item in items:
+        if slow_reason(item):
+            _LEFT_OUT[item.nodeid] = slow_reason(item)
+
+
+def pytest_sessionfinish(session):
+    if hasattr(session.config, "workeroutput"):
+        session.config.workeroutput["handtf_left_out"] = json.dumps(_LEFT_OUT)
+
+
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook, on the controller
+def pytest_testnodedown(node, error):
+    _LEFT_OUT.update(json.loads(getattr(node, "workeroutput", {}).get("handtf_left_out", "{}")))
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not _LEFT_OUT:
+        return
+    files = {}
+    for nodeid, reason in _LEFT_OUT.items():
+        files.setdefault(nodeid.split("::")[0], {}).setdefault(reason, 0)
+        files[nodeid.split("::")[0]][reason] += 1
+    terminalreporter.section("left out")
+    terminalreporter.write_line(f"{len(_LEFT_OUT)} slow tests left out, in {len(files)} files:")
+    for path, reasons in sorted(files.items()):
+        said = ", ".join(f"{count} {'needs' if count == 1 else 'need'} {reason}" for reason, count in reasons.items())
+        terminalreporter.write_line(f"  {path}: {said}")
+    if "not slow" in (terminalreporter.config.option.markexpr or ""):
+        terminalreporter.write_line('the full suite runs them: python -m pytest (README, "Run the tests")')
 
 
 def build_site(folder):

@@ -39,6 +39,13 @@ EXCEPTIONS = {
     ("concepts/training.md", "5.4"): "section 5.4 of the paper",
     ("induction.md", "2021"): "the year of a cited paper (Elhage et al.)",
     ("induction.md", "2022"): "the year of a cited paper (Olsson et al.)",
+    ("adder.md", "99%"): "AdderBoard's rule to qualify, quoted from its verify.py",
+    ("adder.md", "62"): "AdderBoard's smallest trained entry, quoted from its leaderboard",
+    ("adder.md", "6,080"): "AdderBoard's first trained entry, quoted from its leaderboard",
+    ("adder.md", "35,000"): "steps quoted from a trained AdderBoard entry's README (staghado)",
+    ("adder.md", "45,000"): "steps quoted from a trained AdderBoard entry's README (staghado)",
+    ("adder.md", "128"): "the batch quoted from a trained AdderBoard entry's README (staghado)",
+    ("adder.md", "1234567899"): "the widget's starting number, in its HTML",
 }
 
 

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
 import yaml
 
 import failure_screenshots
@@ -132,3 +133,31 @@ def test_failure_screenshots_are_kept_for_failing_tests_only(tmp_path):
     assert "1 failed, 1 passed" in done.stdout, done.stdout + done.stderr
     kept = sorted(p.relative_to(shots).as_posix() for p in shots.rglob("*.png"))
     assert len(kept) == 1 and "test_fails" in kept[0] and "test_passes" not in kept[0], kept
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_the_fast_lane_leaves_out_the_slow_tests_and_says_which(tmp_path, workers):
+    """A test that needs the browser (here a stand-in fixture of that name) is marked slow by
+    tests/conftest.py, ``-m "not slow"`` leaves it out, and the run's last lines say so, with
+    pytest-xdist's workers too."""
+    (tmp_path / "test_inner.py").write_text(textwrap.dedent("""
+        import pytest
+
+        @pytest.fixture
+        def browser():
+            raise AssertionError("a slow fixture was set up in the fast lane")
+
+        def test_fast():
+            pass
+
+        def test_needs_the_browser(browser):
+            pass
+    """))
+    tests = os.path.dirname(failure_screenshots.__file__)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "conftest", "-o", "addopts=", "-c", os.devnull,
+         "-o", "markers=slow: as in pyproject.toml", "-n", workers, "-m", "not slow", str(tmp_path / "test_inner.py")],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": tests}, capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout + done.stderr  # xdist counts no deselected
+    assert "1 slow tests left out, in 1 files:\n  test_inner.py: 1 needs Chromium" in done.stdout, done.stdout

@@ -7,7 +7,7 @@ import os
 import signal
 import sys
 
-from . import induction as cli_induction, train as cli_train
+from . import adder as cli_adder, induction as cli_induction, train as cli_train
 from ..patterns.compiler import compile_pattern, describe
 from ..model.evaluation import MAX_LEN, PATTERN, evaluate, verify
 from ..model.inference import MAX_NEW_TOKENS, complete, context_window, explain_rows, format_explanation
@@ -102,6 +102,7 @@ def build_parser():
 
     cli_train.add_parser(commands)
     cli_induction.add_parser(commands, _whole_number)
+    cli_adder.add_parser(commands, _whole_number)
     return parser
 
 
@@ -146,6 +147,8 @@ def run(args):
         return cli_train.run(args)
     elif args.command == "induction":
         return cli_induction.run(args)
+    elif args.command in ("adder", "add"):
+        return cli_adder.run(args)
     return 0
 
 

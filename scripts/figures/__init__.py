@@ -18,7 +18,7 @@ import importlib
 from .common import FIGURE_DIR
 from .registry import FIGURES, SCHEMES, check, files, parse_names, render
 
-PARTS = ("part1", "pattern", "concepts", "training", "induction")  # imported in this order: FIGURES lists their figures in it
+PARTS = ("part1", "pattern", "concepts", "training", "induction", "adder")  # imported in this order: FIGURES lists their figures in it
 
 for _part in PARTS:
     importlib.import_module(f"{__name__}.{_part}")

@@ -1,0 +1,154 @@
+"""The hand-set adder (handtf.adder): every pair up to 3 digits, AdderBoard's cases, the format, bad input."""
+
+import re
+from pathlib import Path
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import handtf as h
+from handtf import addition as adder_module
+
+
+@pytest.mark.parametrize("n_digits", [1, 2])
+def test_every_pair_of_small_numbers_adds_up_in_both_dtypes(n_digits):
+    result = h.verify_adder(h.adder(n_digits))
+    assert result.pairs == 10 ** (2 * n_digits) and result.passed
+    assert result.min_margin["float64"] == pytest.approx(1023, abs=1e-9)
+    assert result.min_margin["float32"] == pytest.approx(1023, abs=1e-9)
+
+
+@pytest.mark.slow
+def test_every_pair_of_three_digit_numbers_adds_up_in_both_dtypes():
+    result = h.verify_adder(h.adder(3))
+    assert result.pairs == 10**6 and result.passed, result
+    assert min(result.min_margin.values()) > 1022.9
+
+
+@pytest.mark.slow
+def test_adderboards_protocol_at_ten_digits():
+    result = h.verify_adder()
+    assert result.pairs == 10_010 and result.passed, result
+
+
+def test_adderboards_edge_cases_by_greedy_decoding():
+    model = h.adder(10)
+    pairs = h.adderboard_pairs(count=0)
+    assert pairs[4] == (9_999_999_999, 9_999_999_999) and pairs[7] == (1_234_567_890, 9_876_543_210)
+    assert [model.add(a, b) for a, b in pairs] == [a + b for a, b in pairs]
+
+
+def test_adderboards_random_pairs_are_its_own():
+    """verify.py draws a then b from random.Random(2025), each randint(0, 9_999_999_999)."""
+    import random
+
+    rng = random.Random(2025)
+    first = (rng.randint(0, 9_999_999_999), rng.randint(0, 9_999_999_999))
+    assert h.adderboard_pairs()[10] == first and len(h.adderboard_pairs()) == 10_010
+
+
+def test_the_batched_check_agrees_with_greedy_decoding_one_by_one():
+    model = h.adder(4)
+    rng = np.random.default_rng(0)
+    a, b = rng.integers(0, 10**4, 50), rng.integers(0, 10**4, 50)
+    prompts, answers = adder_module.encode(model, a, b)
+    assert (adder_module.greedy_sums(model, prompts) == answers).all()
+    assert [model.add(int(x), int(y)) for x, y in zip(a[:5], b[:5])] == list(a[:5] + b[:5])
+
+
+def test_format_least_significant_digit_first():
+    model = h.adder(3)
+    assert model.prompt(123, 456) == "321+654=" and model.answer(579) == "9750"
+    assert model.prompt("7", 0) == "700+000=" and model.answer(1998) == "8991"
+    assert model.chars == tuple("0123456789+=") and model.n_head == 2 and model.n_ctx == 11
+
+
+def test_the_weights_are_gpt2s_layout_and_run_in_its_forward():
+    model = h.adder(10)
+    ids = np.array([model.chars.index(c) for c in model.prompt(58, 67) + "5"])
+    assert np.array_equal(h.gpt2(ids, **model.weights, n_head=2), adder_module.forward(model, ids))
+    assert set(model.weights) == {"wte", "wpe", "blocks"} and set(model.weights["blocks"][0]) == {"attn", "mlp"}
+    source = Path(adder_module.__file__).read_text()
+    assert len(re.findall(r"\bgpt2\(", source)) == 1  # one call site, switched in one place
+
+
+def test_steps_show_the_carry_and_the_heads():
+    model = h.adder(3)
+    steps = h.adder_steps(model, 58, 67)  # 125
+    assert [s.digit for s in steps] == [5, 2, 1, 0] and [s.carry for s in steps] == [0, 1, 1, 0]
+    first = steps[0].attention  # at "=": head 0 reads a_0 and b_0, head 1 the separators
+    assert first[0].nonzero()[0].tolist() == [0, 4] and first[1].nonzero()[0].tolist() == [3, 7]
+    assert steps[2].attention[1].nonzero()[0].tolist() == [1, 5, 9]  # a_1, b_1 and s_1
+    assert all(s.attention.sum(axis=1).tolist() == [1.0, 1.0] for s in steps)
+
+
+def test_the_margin_is_lg_minus_one():
+    model = h.adder(2)
+    logits = h.adder_steps(model, 99, 99)[0].logits  # 8 after "=": logit LG, "=" 1
+    assert logits[8] == 1024 and sorted(logits)[-2] == 1
+
+
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda: h.adder(0), ValueError, r"^n_digits must be at least 1, got 0$"),
+        (lambda: h.adder(341), ValueError, r"^n_digits must be at most 340 \(MAX_DIGITS: 3 n_digits \+ 2 positions must fit GPT-2 small's n_ctx = 1024\), got 341$"),
+        (lambda: h.adder(2.5), TypeError, r"^n_digits must be an integer"),
+        (lambda: h.adder(3).add(1000, 1), ValueError, r"^a has 4 digits; this model reads at most 3 \(n_digits\)$"),
+        (lambda: h.adder(3).add(1, -2), ValueError, r"^b must be 0 or more \(the model adds non-negative numbers\), got -2$"),
+        (lambda: h.adder(3).add("12x", 1), ValueError, r"^a must be written with the digits 0-9 only, got '12x'$"),
+        (lambda: h.adder(3).add(1.5, 1), TypeError, r"^a must be a whole number \(int or a str of digits\), got float$"),
+        (lambda: h.adder(3).add(True, 1), TypeError, r"^a must be a whole number"),
+        (lambda: h.adder(3).answer(10_000), ValueError, r"^total has 5 digits; this model reads at most 4 \(n_digits\)$"),
+        (lambda: h.verify_adder(h.MODEL), TypeError, r"^model must be an Adder \(from adder\(\)\), got "),
+        (lambda: h.adder_steps(h.adder(2), 123, 1), ValueError, r"^a has 3 digits"),
+    ],
+)
+def test_bad_input_is_refused_with_its_reason(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "handtf", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_the_command_line_adds_and_checks():
+    assert (run("add", "123", "456").stdout, run("add", "9999999999", "1").stdout) == ("579\n", "10000000000\n")
+    result = run("adder", "--digits", "1")
+    assert result.returncode == 0 and result.stdout.splitlines()[1:] == [
+        "  float32: 100 of 100 right, smallest margin 1023",
+        "  float64: 100 of 100 right, smallest margin 1023",
+    ]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["add", "12a", "3"], "a must be written with the digits 0-9 only, got '12a'"),
+        (["add", "-5", "3"], "a must be 0 or more"),
+        (["add", "123", "456", "--digits", "2"], "a has 3 digits; this model reads at most 2 (n_digits)"),
+        (["adder", "--digits", "341"], "n_digits must be at most 340"),
+        (["add", "1"], "the following arguments are required: b"),
+    ],
+)
+def test_bad_command_line_input_is_one_line_and_exit_2(args, message):
+    result = run(*args)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert len(result.stderr.strip().splitlines()) == 1 and message in result.stderr, result.stderr
+
+
+def test_the_trained_weights_the_page_describes():
+    """docs/adder.md, "Trained beside hand-set": the weights scripts/train_adder.py saved (lr 0.003, 8,000 steps)."""
+    sys.path.insert(0, str(Path(__file__).parents[1]))
+    from scripts.figures.adder import trained_model
+
+    model = trained_model()
+    result = h.verify_adder(model)
+    assert result.correct == {"float32": 9_955, "float64": 9_955} and result.pairs == 10_000
+    wrong = [(a, b) for a in range(100) for b in range(100) if model.add(a, b) != a + b]
+    assert len(wrong) == 45 and sum(a % 10 + b % 10 >= 10 for a, b in wrong) == 25
+    first = h.adder_steps(model, 58, 67)[0].attention
+    assert (round(float(first[0, 3]), 2), round(float(first[1, 0]), 2)) == (0.79, 0.71)
