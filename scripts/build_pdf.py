@@ -129,6 +129,12 @@ WORDS = {
 }
 # A page of the site is a chapter of the book: "This page builds ..." prints "This chapter builds ...".
 PAGE_WORDS = {"en": (re.compile(r"\b([Tt]his)(\s+)page\b"), r"\1\2chapter"), "zh": (re.compile("本页"), "本章")}
+# Words about collapsed blocks, which print open: the block is named by its title instead.
+PRINT_WORDS = {
+    "en": [(re.compile(r"one\s+click\s+away,\s+in\s+a\s+collapsed\s+block"), "in a “Going deeper” block"),
+           (re.compile(r"in\s+(a|its)\s+collapsed\s+block"), r"in \1 “Going deeper” block")],
+    "zh": [(re.compile("折叠在下面，点一下就能展开"), "在下面的“深入一步”块里"), (re.compile("折叠块"), "“深入一步”块")],
+}
 
 
 def language_of(words):
@@ -287,8 +293,8 @@ FIGURE_SOURCE = "/assets/figures/"
 
 def is_widget(tag):
     """A live widget of the site (its script draws it): nothing of it prints."""
-    return (tag.has_attr("data-handtf-widget") or tag.has_attr("data-handtf-induction")
-            or bool({"handtf-playground", "handtf-induction"} & set(tag.get("class", []))))
+    return (any(name in tag.attrs for name in ("data-handtf-widget", "data-handtf-induction", "data-handtf-adder"))
+            or bool({"handtf-playground", "handtf-induction", "handtf-adder"} & set(tag.get("class", []))))
 
 
 def is_dark_variant(image):
@@ -311,7 +317,7 @@ def for_paper(article, solutions=True, words=None, live_url=None):
             image.decompose()
             if parent.name == "a" and not parent.get_text(strip=True) and not parent.find(["img", "svg"]):
                 parent.decompose()  # a link that only opened the dark figure full size
-    for element in [*article.find_all(class_=("handtf-screen", "handtf-minutes")), *article.find_all("noscript"),
+    for element in [*article.find_all(class_=("handtf-screen", "handtf-minutes", "handtf-where")), *article.find_all("noscript"),
                     *article.find_all(attrs={"data-reading-time": True})]:
         if not element.decomposed:
             element.decompose()
@@ -321,6 +327,10 @@ def for_paper(article, solutions=True, words=None, live_url=None):
         comment = text.parent is not None and bool({"c", "c1", "ch", "cm"} & set(text.parent.get("class", [])))
         if comment or not text.find_parent(["pre", "code", "script", "style"]):
             text.replace_with(PAGE_WORDS[language_of(words)][0].sub(PAGE_WORDS[language_of(words)][1], text))
+    for pattern, replacement in PRINT_WORDS[language_of(words)]:
+        for text in article.find_all(string=pattern):
+            if not text.find_parent(["pre", "code", "script", "style"]):
+                text.replace_with(pattern.sub(replacement, text))
     for widget in article.find_all(is_widget):
         if widget.decomposed:
             continue
