@@ -2,33 +2,56 @@
 
 Writes ``DIR/handtf-en.pdf`` and ``DIR/handtf-zh.pdf``. Each is the built site's
 pages in the order of the navigation (read from the built home page, so a page
-added to ``mkdocs.yml`` is in the PDF without a change here), after a cover
-(title, version, how to cite, from ``CITATION.cff`` and ``handtf.__version__``)
-and a table of contents with page numbers. Links between pages become links
-inside the PDF; links to files (the notebooks) point at the published site.
+added to ``mkdocs.yml`` is in the PDF without a change here), as a textbook:
+
+- a cover naming the version, whether it was released or has changes since,
+  the day it was printed, the commit, where it is read online and how to cite
+  it; the same facts in the PDF's metadata (``--no-solutions``: the student
+  edition, named so in its title, on its cover and in its metadata);
+- a two-level table of contents with page numbers (parts, numbered chapters,
+  their numbered sections but for "Summary" and "Exercises");
+- numbered chapters and sections, numbered figures captioned with the first
+  sentence of their alt text, exercises numbered per chapter (3.1, 3.2, ...),
+  and every link inside the book followed by its target's number and page;
+- each chapter's title as the running header of its pages, the page number
+  in the footer (CSS margin boxes and named pages, which Chromium prints),
+  nested bookmarks (parts, chapters, sections);
+- each chapter closing with its page's and notebook's addresses online, and a
+  references list of the papers the pages cite, after the last chapter;
+- code for paper: a line too long for the column is broken by the script below
+  with a continuation mark ``↪`` and a hanging indent, so its second half cannot
+  be read as output; snippet markers (``# --8<--``) and line numbers are not printed.
+
+Text written for the screen is not printed: an element of class ``handtf-screen``
+(the keyboard help, a screen-only phrase) or ``handtf-minutes`` (a collapsed note's reading time) is left out and one of class
+``handtf-print`` (hidden on the site by print.css) is printed in its place; a live
+widget is left out and the "Live:" paragraph before it names the page where it
+runs. Every figure is printed once, in the light scheme, every collapsed block
+(hints, solutions, "going deeper" notes) open, and in the student edition the
+solutions are left out.
+
 Headless Chromium (Debian's, driven by Playwright, as the browser tests) prints
-it: MathML, SVG figures and code as on the site, Chinese in the system's CJK font.
+it, twice or three times: the first print tells on which page each anchor
+falls, the next shows those pages in the contents and the cross-references,
+until no anchor moves. Chinese is set in Noto Serif/Sans CJK SC (Debian's
+fonts-noto-cjk), which have real bold faces; no style is synthesized.
 
-On paper every figure is printed once, in the light scheme, and every collapsed
-block (hints, solutions, "going deeper" notes) is printed open. ``--no-solutions``
-prints the student edition instead (``handtf-en-student.pdf``): each exercise
-keeps its text and hint, its solution is left out and the cover says so.
-
-The cover names where the book is read online: ``--site-url`` (the deploy
-passes the published address), else ``$HANDTF_SITE_URL``, else the built site's
-own address if it is not a local one. Built without a published address, the
-cover says where the project lives instead (CITATION.cff's ``repository-code``
-or ``url``), or that this copy comes from a local build; it never names a local
-server.
+The published address is ``--site-url`` (the deploy passes it), else
+``$HANDTF_SITE_URL``, else the built site's own address if it is not a local
+one, else CITATION.cff's ``url`` (a placeholder the deploy fills); never a local
+server's.
 
 ``--site SITE`` prints an already built site instead of running ``mkdocs build``.
 """
 
 import argparse
 import contextlib
+import datetime
 import html
 import ipaddress
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -36,7 +59,7 @@ import tempfile
 from pathlib import Path
 from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
-from bs4 import BeautifulSoup
+from bs4 import BeautifulSoup, NavigableString
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "hooks"))
@@ -46,69 +69,185 @@ LANGUAGES = {"en": "", "zh": "zh/"}  # language -> folder of its pages in the bu
 WORDS = {
     "en": {
         "contents": "Contents",
+        "subtitle": "A GPT-2-style transformer with every weight set by hand, explained step by step with code that runs.",
         "version": "Version {version}, released {date}",
+        "unreleased": "Version {version} (released {date}) with changes not yet released",
+        "printed": "Printed {date} from commit {commit}",
         "cite": "How to cite",
         "cite_text": "{authors} ({year}). <em>{title}</em>, version {version}. {url}",
         "licence": "Code: MIT licence. Text and figures: CC BY 4.0. Every example in this book is a "
         "doctest that the project's tests run; each chapter's examples are also a Jupyter notebook, "
-        "linked at the end of the chapter.",
+        "whose address is at the end of the chapter.",
         "online": "Read online",
-        "project": "The project",
-        "local": "This copy was printed from a local build of the site, which is not published at an address yet.",
+        "student_title": "Student edition",
         "student": "Student edition: the exercises keep their hints; their solutions are left out.",
+        "chapter": "Chapter {n}",
+        "figure": "Figure {n}",
+        "exercise": "Exercise {n}",
+        "xref": "({label}, p.\u00a0{page})",
+        "section": "§{n}",
+        "page_online": "This chapter online: {url}",
+        "notebook": "Its examples as a notebook: {url}",
+        "live": "Online",  # the strong words of the "Live:" paragraph, followed by the page's address and a colon
+        "live_line": "This runs live on the chapter's page online: {url}",
+        "references": "References",
+        "cited_in": "Cited in chapter {chapters}.",
+        "cited_in_many": "Cited in chapters {chapters}.",
+        "skip_toc": {"Summary", "Exercises"},
+        "subject_full": "Full edition, with the solutions of the exercises",
+        "subject_student": "Student edition: exercises and hints, no solutions",
     },
     "zh": {
         "contents": "目录",
+        "subtitle": "一个每个权重都由人亲手设定的 GPT-2 式 Transformer，一步一步讲解，每段代码都能运行。",
         "version": "版本 {version}，发布于 {date}",
+        "unreleased": "版本 {version}（发布于 {date}），含尚未发布的改动",
+        "printed": "印于 {date}，提交 {commit}",
         "cite": "如何引用",
         "cite_text": "{authors}（{year}）。《{title}》，版本 {version}。{url}",
         "licence": "代码：MIT 许可证。正文与插图：CC BY 4.0。书中每个示例都是项目测试会运行的 doctest；"
-        "每章的示例也有一个 Jupyter 笔记本，链接在该章末尾。",
+        "每章的示例也有一个 Jupyter 笔记本，地址在该章末尾。",
         "online": "在线阅读",
-        "project": "项目主页",
-        "local": "本书印自站点的本地构建，站点尚未发布到公开地址。",
+        "student_title": "学生版",
         "student": "学生版：练习保留提示，不含解答。",
+        "chapter": "第 {n} 章",
+        "figure": "图 {n}",
+        "exercise": "练习 {n}",
+        "xref": "（{label}，第\u00a0{page}\u00a0页）",
+        "section": "§{n}",
+        "page_online": "本章在线版：{url}",
+        "notebook": "本章示例的笔记本：{url}",
+        "live": "在线演示",
+        "live_line": "它在本章的在线页面上实时运行：{url}",
+        "references": "参考文献",
+        "cited_in": "引用于第 {chapters} 章。",
+        "cited_in_many": "引用于第 {chapters} 章。",
+        "skip_toc": {"小结", "练习"},
+        "subject_full": "完整版，含练习解答",
+        "subject_student": "学生版：练习与提示，不含解答",
     },
 }
+# A page of the site is a chapter of the book: "This page builds ..." prints "This chapter builds ...".
+PAGE_WORDS = {"en": (re.compile(r"\b([Tt]his)(\s+)page\b"), r"\1\2chapter"), "zh": (re.compile("本页"), "本章")}
+# Words about collapsed blocks, which print open: the block is named by its title instead.
+PRINT_WORDS = {
+    "en": [(re.compile(r"one\s+click\s+away,\s+in\s+a\s+collapsed\s+block"), "in a “Going deeper” block"),
+           (re.compile(r"in\s+(a|its)\s+collapsed\s+block"), r"in \1 “Going deeper” block")],
+    "zh": [(re.compile("折叠在下面，点一下就能展开"), "在下面的“深入一步”块里"), (re.compile("折叠块"), "“深入一步”块")],
+}
+
+
+def language_of(words):
+    return next(language for language, table in WORDS.items() if table is words)
+
+
+LIVE = re.compile(r"^\s*(Live|实时演示)\s*[:：]?\s*$")  # the strong words opening the paragraph before a widget
+
+# The papers the pages cite: each is listed under "References" when a chapter names it
+# (``cue``, a pattern of the text outside code), and its first mention in a chapter gets
+# the reference's number.
+REFERENCES = [
+    {"key": "vaswani2017", "cue": r"Attention Is All You Need",
+     "text": "Ashish Vaswani, Noam Shazeer, Niki Parmar, Jakob Uszkoreit, Llion Jones, Aidan N. Gomez, "
+     "Łukasz Kaiser and Illia Polosukhin (2017). Attention Is All You Need. "
+     "Advances in Neural Information Processing Systems 30.", "url": "https://arxiv.org/abs/1706.03762"},
+    {"key": "radford2019", "cue": r"GPT-2",
+     "text": "Alec Radford, Jeffrey Wu, Rewon Child, David Luan, Dario Amodei and Ilya Sutskever (2019). "
+     "Language Models are Unsupervised Multitask Learners. OpenAI.",
+     "url": "https://cdn.openai.com/better-language-models/language_models_are_unsupervised_multitask_learners.pdf"},
+    {"key": "elhage2021", "cue": r"Elhage",
+     "text": "Nelson Elhage, Neel Nanda, Catherine Olsson, Tom Henighan, Nicholas Joseph, Ben Mann, et al. (2021). "
+     "A Mathematical Framework for Transformer Circuits. Transformer Circuits Thread.",
+     "url": "https://transformer-circuits.pub/2021/framework/index.html"},
+    {"key": "olsson2022", "cue": r"Olsson",
+     "text": "Catherine Olsson, Nelson Elhage, Neel Nanda, Nicholas Joseph, Nova DasSarma, Tom Henighan, et al. (2022). "
+     "In-context Learning and Induction Heads. Transformer Circuits Thread.",
+     "url": "https://transformer-circuits.pub/2022/in-context-learning-and-induction-heads/index.html"},
+    {"key": "su2021", "cue": r"\bSu (?:et al|等)",
+     "text": "Jianlin Su, Yu Lu, Shengfeng Pan, Ahmed Murtadha, Bo Wen and Yunfeng Liu (2021). "
+     "RoFormer: Enhanced Transformer with Rotary Position Embedding. arXiv:2104.09864.",
+     "url": "https://arxiv.org/abs/2104.09864"},
+    {"key": "mody2023", "cue": r"picoGPT",
+     "text": "Jay Mody (2023). picoGPT: an unnecessarily tiny implementation of GPT-2 in NumPy.",
+     "url": "https://github.com/jaymody/picoGPT"},
+]
+
 PRINT_CSS = """
-@page { size: A4; margin: 18mm 16mm 20mm 16mm; }
+@page { size: A4; margin: 20mm 17mm 20mm 17mm;
+  @bottom-center { content: counter(page); font: 10pt/1 sans-serif; color: #333; } }
+@page cover { @bottom-center { content: none; } }
+@page part { @bottom-center { content: none; } }
+/* The site's scroll shadows (extra.css): gradients that nothing scrolls on paper, and the
+   largest part of the file (a shading for each code block, formula and figure). */
+.md-typeset *:not(img) { background-image: none !important; }
 html { font-size: 125%; }  /* Material sizes text in rem: 0.8rem -> 10pt on paper */
-body { margin: 0; background: #fff; }
-body[lang="zh"] { font-family: "WenQuanYi Micro Hei", "Noto Sans CJK SC", sans-serif; }
-.md-typeset { font-size: 0.8rem; line-height: 1.6; }
+body { margin: 0; background: #fff; font-synthesis: none; }  /* a style no font has is not faked */
+/* Chinese in Noto CJK (Debian's fonts-noto-cjk), which has bold faces: the text in its serif,
+   headings and bold words in its sans. WenQuanYi Micro Hei, if it is missing, has no bold. */
+body[lang="zh"], body[lang="zh"] .md-typeset { font-family: "Noto Serif CJK SC", "Noto Sans CJK SC", "WenQuanYi Micro Hei", serif; }
+body[lang="zh"] .md-typeset :is(h1, h2, h3, h4, strong, b, th, figcaption, .admonition-title, summary) {
+  font-family: "Noto Sans CJK SC", "WenQuanYi Micro Hei", sans-serif; }
+body[lang="zh"] .md-typeset :is(code, pre, kbd) { font-family: "DejaVu Sans Mono", "Noto Sans Mono CJK SC", monospace; }
+.md-typeset { font-size: 0.8rem; line-height: 1.6; orphans: 3; widows: 3; }
 .md-typeset h1 { font-size: 1.8em; margin: 0 0 0.8em; color: #111; font-weight: 400; }
 .md-typeset .headerlink, .md-typeset .anchor-link, .md-typeset button { display: none; }  /* nothing to click on paper */
 .md-typeset details > summary::after { display: none; }  /* every block is open on paper: no chevron to click */
+/* Code: each long line is broken by WRAP_CODE with a mark and a hanging indent; the
+   browser's own wrapping is only the last resort. Blocks break between lines. */
 .md-typeset pre > code { white-space: pre-wrap; overflow-wrap: anywhere; overflow: visible; }
-.md-typeset pre, .md-typeset table, .md-typeset figure, .md-typeset .arithmatex { break-inside: avoid; }
+.md-typeset .language-pycon pre > code, .md-typeset pre > code { color: #222; }
+.md-typeset pre > code .handtf-wrap { color: #777; }
+.md-typeset table.highlighttable td.linenos { display: none; }
+.md-typeset figure, .md-typeset .arithmatex, .md-typeset tr { break-inside: avoid; }
 .md-typeset .md-typeset__table, .md-typeset .md-typeset__scrollwrap { overflow: visible; }
 .md-typeset table:not([class]) { font-size: 0.7rem; }
-.md-typeset h2, .md-typeset h3 { break-after: avoid; }
+.md-typeset :is(h1, h2, h3, h4) { break-after: avoid; }
 .md-typeset img { max-width: 100%; }
 .md-typeset div.arithmatex { overflow: visible; }
+.md-typeset figure.handtf-figure { margin: 1em auto; text-align: center; }
+.md-typeset figure.handtf-figure p { margin: 0; }
+.md-typeset figure.handtf-figure figcaption { font-size: 0.9em; color: #333; max-width: 100%; margin: 0.4em auto 0;
+  text-align: left; font-style: normal; }
+.md-typeset p.handtf-exercise { break-after: avoid; }  /* an exercise's statement stays with its hint */
+.md-typeset .handtf-label { font-weight: 700; margin-right: 0.25em; }
+.md-typeset .handtf-num { margin-right: 0.35em; color: #444; }
+.md-typeset h1 .handtf-num { font-weight: 700; }
+.md-typeset .handtf-xref { white-space: nowrap; color: #444; font-size: 0.92em; }
+.md-typeset .handtf-url { overflow-wrap: anywhere; font-size: 0.9em; }
+.md-typeset .handtf-online { margin-top: 2.2em; padding-top: 0.6em; border-top: 1px solid #bbb; font-size: 0.85em; color: #333; }
+.md-typeset .handtf-online p { margin: 0.2em 0; overflow-wrap: anywhere; }
+.md-typeset .handtf-print { display: revert; }
+.md-typeset .handtf-journey a.handtf-journey__spot { display: block !important; }  /* the step numbers print */
+.md-typeset .handtf-journey figure > p:has(> img) { position: relative; width: fit-content; max-width: 100%;
+  margin-inline: auto; font-size: 0; line-height: 0; }  /* as mainline.css lays out the picture, now in its figure */
 .handtf-chapter, .handtf-part, .handtf-toc { break-before: page; }
-.handtf-part { padding-top: 30vh; text-align: center; }
+.handtf-part { page: part; padding-top: 30vh; text-align: center; }
 .handtf-part h1 { font-size: 2.4em; }
-.handtf-cover { text-align: left; padding-top: 18vh; }
+.handtf-cover { page: cover; text-align: left; padding-top: 12vh; }
 .handtf-cover h1 { font-size: 2.6em; margin-bottom: 0.3em; }
 .handtf-cover .subtitle { font-size: 1.2em; color: #444; }
-.handtf-cover .version { margin: 2em 0; font-size: 1.1em; }
+.handtf-cover .edition-title { font-size: 1.5em; margin: 0.2em 0 0.6em; }
+.handtf-cover .version { margin: 1.6em 0 0.2em; font-size: 1.1em; }
 .handtf-cover pre { font-size: 0.85em; }
 .md-typeset .handtf-toc ol { list-style: none; padding-left: 0; margin: 0; }
-.md-typeset .handtf-toc ol ol { padding-left: 1.6em; }
-.md-typeset .handtf-toc li { margin: 0.15em 0; list-style: none; }
-.md-typeset .handtf-toc .part { margin-top: 0.8em; }
+.md-typeset .handtf-toc li { margin: 0.12em 0; list-style: none; }
+.md-typeset .handtf-toc .part { margin-top: 0.9em; }
 .handtf-toc .part > a { font-weight: 700; }
-.handtf-toc a { display: flex; color: inherit; text-decoration: none; }
+.md-typeset .handtf-toc a { display: flex; color: inherit; text-decoration: none !important; break-inside: avoid; }
 .handtf-toc a .title { flex: 0 1 auto; }
 .handtf-toc a .dots { flex: 1 0 2em; border-bottom: 1px dotted #999; margin: 0 0.4em 0.35em; }
 .handtf-toc a .page { min-width: 2em; text-align: right; }
-.handtf-toc ol ol a { font-size: 0.92em; color: #333; }
+/* a chapter's sections run on in a paragraph under it: "5.1 The input 42 · 5.2 c_attn 43 · ..." */
+.md-typeset .handtf-toc ol.sections { padding-left: 2.2em; margin: 0 0 0.3em; font-size: 0.85em; line-height: 1.45; color: #333; }
+.md-typeset .handtf-toc ol.sections li { display: inline; margin: 0; }
+.md-typeset .handtf-toc ol.sections li + li::before { content: " · "; color: #888; }
+.md-typeset .handtf-toc ol.sections a { display: inline; color: #333; }
+.handtf-toc ol.sections a .dots { display: none; }
+.handtf-toc ol.sections a .page { margin-left: 0.3em; color: #555; }
+.md-typeset .handtf-references li { margin-bottom: 0.5em; }
 """
-FOOTER = (
-    '<div style="font-size:8px;width:100%;text-align:center;color:#666">'
-    '<span class="pageNumber"></span> / <span class="totalPages"></span></div>'
-)
+# The layout width of the page's column in CSS px (A4 less the margins above): code is broken to it.
+COLUMN_PX = round((210 - 2 * 17) / 25.4 * 96)
 
 
 def nav(site, language):
@@ -147,6 +286,15 @@ def key_of(path, language):
 
 
 SOLUTION_TITLES = {"Solution", "解答"}  # an exercise's ??? success block (tests/test_exercises.py)
+EXERCISES_TITLES = {"Exercises", "练习"}
+SNIPPET_MARKER = re.compile(r"--8<--")
+FIGURE_SOURCE = "/assets/figures/"
+
+
+def is_widget(tag):
+    """A live widget of the site (its script draws it): nothing of it prints."""
+    return (any(name in tag.attrs for name in ("data-handtf-widget", "data-handtf-induction", "data-handtf-adder"))
+            or bool({"handtf-playground", "handtf-induction", "handtf-adder"} & set(tag.get("class", []))))
 
 
 def is_dark_variant(image):
@@ -157,15 +305,57 @@ def is_dark_variant(image):
     return source.endswith("#only-dark") or urlsplit(source).path.endswith(".dark.svg")
 
 
-def for_paper(article, solutions=True):
-    """What differs on paper: each figure once (light), every collapsed block open,
-    and in the student edition no solutions. Returns the number of solutions left out."""
+def for_paper(article, solutions=True, words=None, live_url=None):
+    """What differs on paper: each figure once (light), every collapsed block open, no
+    screen-only text, no widget (the "Live:" paragraph before it names ``live_url``
+    instead), no snippet marker, and in the student edition no solutions.
+    Returns the number of solutions left out."""
+    words = words or WORDS["en"]
     for image in article.find_all(["img", "source"]):
         if is_dark_variant(image) or "handtf-phone" in image.get("class", []):  # the phone variant: the same figure, narrow
             parent = image.parent
             image.decompose()
             if parent.name == "a" and not parent.get_text(strip=True) and not parent.find(["img", "svg"]):
                 parent.decompose()  # a link that only opened the dark figure full size
+    for element in [*article.find_all(class_=("handtf-screen", "handtf-minutes", "handtf-where")), *article.find_all("noscript"),
+                    *article.find_all(attrs={"data-reading-time": True})]:
+        if not element.decomposed:
+            element.decompose()
+    for element in article.find_all(class_="handtf-print"):
+        element["class"] = [c for c in element["class"] if c != "handtf-print"]
+    for text in article.find_all(string=PAGE_WORDS[language_of(words)][0]):
+        comment = text.parent is not None and bool({"c", "c1", "ch", "cm"} & set(text.parent.get("class", [])))
+        if comment or not text.find_parent(["pre", "code", "script", "style"]):
+            text.replace_with(PAGE_WORDS[language_of(words)][0].sub(PAGE_WORDS[language_of(words)][1], text))
+    for pattern, replacement in PRINT_WORDS[language_of(words)]:
+        for text in article.find_all(string=pattern):
+            if not text.find_parent(["pre", "code", "script", "style"]):
+                text.replace_with(pattern.sub(replacement, text))
+    for widget in article.find_all(is_widget):
+        if widget.decomposed:
+            continue
+        before = widget.find_previous_sibling()
+        strong = before.find("strong") if before is not None and before.name == "p" else None
+        address = f'<a href="{live_url}">{html.escape(live_url)}</a>' if live_url else ""
+        if strong is not None and LIVE.match(strong.get_text()) and before.contents and before.contents[0] is strong:
+            strong.string = words["live"]
+            colon = "：" if words is WORDS["zh"] else ":"
+            strong.insert_after(BeautifulSoup(f'<span class="handtf-url">{"（" if colon == "：" else " ("}{address}{"）" if colon == "：" else ")"}</span>{colon} '
+                                              if address else colon, "html.parser"))
+            widget.decompose()
+        else:
+            line = BeautifulSoup(f'<p class="handtf-live">{words["live_line"].format(url=address)}</p>' if address else "",
+                                 "html.parser")
+            widget.replace_with(line)
+    for code in (pre.code for pre in article.find_all("pre") if pre.code is not None):
+        for line in code.find_all("span", id=re.compile("__span-")):
+            if SNIPPET_MARKER.search(line.get_text()):
+                line.decompose()
+        # Colour only what tells code from output: prompts, comments, output. Each token's
+        # own span would be an element of the PDF's structure tree (tens of thousands).
+        for token in code.find_all("span", class_=True):
+            if not set(token["class"]) & {"gp", "go", "gt", "gr", "c", "c1", "cm", "ch", "cs", "sd", "handtf-wrap"}:
+                token.unwrap()
     left_out = 0
     for block in article.find_all("details"):
         summary = block.find("summary", recursive=False)
@@ -179,13 +369,14 @@ def for_paper(article, solutions=True):
 
 def chapter(site, path, language, book_paths, published, solutions=True):
     """A page's article, its ids prefixed by its key and its links pointing inside the book
-    (or, for files, to the published site; without one, a file's link is left as its text)."""
+    (or, for files and playground states, to the published site, the address printed after them)."""
     key = key_of(path, language)
     soup = BeautifulSoup((site / path / "index.html").read_text(encoding="utf-8"), "html.parser")
     article = soup.select_one("article.md-content__inner")
     for element in article.select(".handtf-course, .md-source-file, a.headerlink, a.anchor-link, a.md-content__button"):
         element.decompose()
-    for_paper(article, solutions)
+    page_url = f"{published}{path}" if published else None
+    for_paper(article, solutions, WORDS[language], page_url)
     for element in article.find_all(id=True):
         element["id"] = f"{key}--{element['id']}"
     for element in article.find_all(attrs={"for": True}):  # tabbed blocks' labels
@@ -205,8 +396,11 @@ def chapter(site, path, language, book_paths, published, solutions=True):
             target_key = key_of(target_path, language)
             link["href"] = f"#{target_key}--{fragment}" if fragment else f"#{target_key}"
         elif published:
-            link["href"] = f"{published}{target_path}" + (f"#{fragment}" if fragment else "")
+            address = f"{published}{target_path}" + (f"#{fragment}" if fragment else "")
+            link["href"] = address
             link.attrs.pop("download", None)
+            if link.get_text(strip=True) != address:
+                link.insert_after(BeautifulSoup(f' <span class="handtf-url">({html.escape(address)})</span>', "html.parser"))
         else:
             link.unwrap()  # nowhere to point: a local server's address would be wrong on paper
     for image in article.find_all("img", src=True):
@@ -216,15 +410,157 @@ def chapter(site, path, language, book_paths, published, solutions=True):
         image.attrs.pop("loading", None)
     section = soup.new_tag("section", attrs={"class": "handtf-chapter", "id": key})
     section.extend(list(article.contents))  # moved, not copied: the page's soup is dropped
+    if page_url:
+        words = WORDS[language]
+        notebooks = sorted((site / path).glob("*.ipynb"))
+        lines = [words["page_online"].format(url=f'<a href="{page_url}">{page_url}</a>')]
+        if notebooks:
+            address = f"{page_url}{notebooks[0].name}"
+            lines.append(words["notebook"].format(url=f'<a href="{address}">{address}</a>'))
+        section.append(BeautifulSoup(
+            '<div class="handtf-online">' + "".join(f"<p>{line}</p>" for line in lines) + "</div>", "html.parser"))
     return section
 
 
-def toc_entries(chapter_section):
-    """The chapter's title and its second-level headings, as (id, text)."""
+def first_sentence(text):
+    """An alt text's first sentence, for a caption (the alt text stays the image's)."""
+    text = " ".join(text.split())
+    match = re.search(r"(?<=[.:;。：；])\s|(?<=[。：；])", text)
+    sentence = text[: match.start()].rstrip(":;：；") if match else text
+    return sentence if sentence.endswith((".", "。")) else sentence + ("。" if re.search(r"[\u4e00-\u9fff]", sentence) else ".")
+
+
+def number_chapter(section, number, language, in_part, labels):
+    """Number a chapter's title, sections, figures and exercises (``labels`` gets
+    {id: the label a cross-reference prints}); demote its headings one level when it
+    sits in a part, so that the bookmarks nest (Chromium's outline follows aria-level)."""
+    words = WORDS[language]
+    soup = BeautifulSoup("", "html.parser")
+    labels[section["id"]] = words["chapter"].format(n=number)
+    current = labels[section["id"]]
+    sections = figures = exercises = 0
+    in_exercises = False
+    for element in section.find_all(True):
+        if element.decomposed:
+            continue
+        if element.name in ("h1", "h2", "h3", "h4", "h5", "h6"):
+            level = int(element.name[1])
+            if in_part:
+                element["aria-level"] = str(min(level + 1, 6))
+                element["role"] = "heading"
+            if level == 1:
+                tag = soup.new_tag("span", attrs={"class": "handtf-num"})
+                tag.string = str(number)
+                element.insert(0, tag)
+                tag.insert_after(" ")
+                if element.get("id"):
+                    labels[element["id"]] = labels[section["id"]]
+            elif level == 2:
+                sections += 1
+                text = element.get_text(" ", strip=True)
+                in_exercises = text in EXERCISES_TITLES
+                tag = soup.new_tag("span", attrs={"class": "handtf-num"})
+                tag.string = f"{number}.{sections}"
+                element.insert(0, tag)
+                tag.insert_after(" ")
+                current = words["section"].format(n=f"{number}.{sections}")
+            if element.get("id") and element["id"] not in labels:
+                labels[element["id"]] = current
+            continue
+        if element.name == "p" and element.find("img", src=re.compile(re.escape(FIGURE_SOURCE)), recursive=True) \
+                and not "".join(t for t in element.find_all(string=True) if not t.find_parent(class_="handtf-journey__spot")).strip() \
+                and element.find_parent("figure") is None:
+            image = element.find("img")
+            figures += 1
+            figure = soup.new_tag("figure", attrs={"class": "handtf-figure", "id": f"{section['id']}--figure-{figures}"})
+            element.wrap(figure)
+            caption = soup.new_tag("figcaption")
+            label = soup.new_tag("span", attrs={"class": "handtf-label"})
+            label.string = words["figure"].format(n=f"{number}.{figures}")
+            caption.append(label)
+            caption.append(" ")
+            pattern, replacement = PAGE_WORDS[language]
+            caption.append(pattern.sub(replacement, first_sentence(image.get("alt", ""))))
+            figure.append(caption)
+            labels[figure["id"]] = words["figure"].format(n=f"{number}.{figures}")
+            continue
+        if in_exercises and element.name == "p" and element.parent is not None and element.find_parent("details") is None:
+            strong = element.find("strong")
+            if strong is not None and element.contents and element.contents[0] is strong:
+                match = re.match(r"\s*(\d+)\.\s*", strong.get_text())
+                if match:
+                    exercises += 1
+                    text = strong.get_text()[match.end():]
+                    strong.clear()
+                    label = soup.new_tag("span", attrs={"class": "handtf-label"})
+                    label.string = words["exercise"].format(n=f"{number}.{exercises}")
+                    strong.append(label)
+                    strong.append(" " + text)
+                    element["id"] = element.get("id") or f"{section['id']}--exercise-{exercises}"
+                    element["class"] = [*element.get("class", []), "handtf-exercise"]
+                    labels[element["id"]] = words["exercise"].format(n=f"{number}.{exercises}")
+                    continue
+        if element.get("id") and element["id"] not in labels:
+            labels[element["id"]] = current
+
+
+def add_cross_references(section, labels, language):
+    """After each link inside the book, its target's number and page (a placeholder
+    that ``FILL_PAGE_NUMBERS`` fills once the pages are known)."""
+    words = WORDS[language]
+    soup = BeautifulSoup("", "html.parser")
+    for link in section.find_all("a", href=re.compile("^#")):
+        target = link["href"][1:]
+        if target not in labels or link.find_parent(["pre", "h1", "h2", "h3", "h4", "h5", "h6", "figcaption"]) \
+                or link.find_parent(class_=("handtf-journey", "doc-signature", "handtf-online")) \
+                or link.find_parent("code") or link.find("img"):
+            continue
+        page = f'<span class="handtf-page" data-target="{html.escape(target)}">000</span>'
+        text = words["xref"].format(label=labels[target], page=page)
+        link.insert_after(BeautifulSoup(f'<span class="handtf-xref">{"" if language == "zh" else " "}{text}</span>', "html.parser"))
+
+
+def cite_references(sections, language):
+    """The references the chapters cite, in order of first citation, as (reference, [chapter numbers]);
+    each chapter's first mention of a reference is followed by its number in brackets."""
+    cited = {}
+    for number, section in sections:
+        for reference in REFERENCES:
+            cue = re.compile(reference["cue"])
+            for text in section.find_all(string=cue):
+                if text.find_parent(["pre", "code", "h1", "h2", "h3", "h4", "a", "figcaption", "script", "style"]) \
+                        or text.find_parent(class_=("handtf-online", "arithmatex")):
+                    continue
+                cited.setdefault(reference["key"], (reference, []))[1].append(number)
+                index = list(cited).index(reference["key"]) + 1
+                match = cue.search(text)
+                end = match.end()
+                while end < len(text) and (text[end] in "\"”」》）)" or (text[end].isascii() and text[end].isalnum()) or text[end] in "-–"):
+                    end += 1  # the mark goes after the word ("GPT-2-style") or the closing quote
+                mark = BeautifulSoup(f'<a class="handtf-cite" href="#ref-{reference["key"]}">[{index}]</a>', "html.parser")
+                head, tail = NavigableString(text[:end]), NavigableString(text[end:])
+                text.replace_with(head)
+                head.insert_after(tail)
+                head.insert_after(mark)
+                break
+    return list(cited.values())
+
+
+def toc_entries(chapter_section, language):
+    """The chapter's title and its numbered second-level headings, as (id, text), but
+    "Summary" and "Exercises", which every chapter has."""
     headings = chapter_section.find_all(["h1", "h2"])
     title = headings[0] if headings and headings[0].name == "h1" else None
-    entries = [(h["id"], h.get_text(" ", strip=True)) for h in headings[1:] if h.name == "h2" and h.get("id")]
-    return (title.get_text(" ", strip=True) if title else chapter_section["id"]), entries
+    skip = WORDS[language]["skip_toc"]
+
+    def text_of(heading):
+        number = heading.find(class_="handtf-num")
+        words = heading.get_text(" ", strip=True)
+        return words.removeprefix(number.get_text()).strip() if number else words
+
+    entries = [(h["id"], h.find(class_="handtf-num").get_text() if h.find(class_="handtf-num") else "", text_of(h))
+               for h in headings[1:] if h.name == "h2" and h.get("id") and text_of(h) not in skip]
+    return (text_of(title) if title else chapter_section["id"]), entries
 
 
 def is_local(url):
@@ -241,37 +577,64 @@ def is_local(url):
     return address.is_loopback or address.is_unspecified or address.is_private or address.is_link_local
 
 
+def cff():
+    import yaml
+
+    return yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+
+
 def published_root(home, site_url=None):
-    """Where the whole site is published (``https://host/handtf/``), or None if nowhere known.
+    """Where the whole site is published (``https://host/handtf/``).
 
     ``site_url`` (the ``--site-url`` option) or ``$HANDTF_SITE_URL`` (the deploy's),
-    else the built site's canonical address, unless it is a local one."""
+    else the built site's canonical address, unless it is a local one, else
+    CITATION.cff's ``url`` (None if it has none, or a local one)."""
     for url in (site_url, os.environ.get("HANDTF_SITE_URL")):
         if url:
             if is_local(url):
                 raise SystemExit(f"build_pdf.py: the site's address must be a public http(s) one, not {url!r}")
             return url.rstrip("/") + "/"
     canonical = home.find("link", rel="canonical")
-    if canonical is None:
-        return None
-    root = canonical["href"]
-    for folder in LANGUAGES.values():  # the home page of a translation lives in its folder
-        if folder and root.endswith("/" + folder):
-            root = root.removesuffix(folder)
-    return None if is_local(root) else root
+    if canonical is not None:
+        root = canonical["href"]
+        for folder in LANGUAGES.values():  # the home page of a translation lives in its folder
+            if folder and root.endswith("/" + folder):
+                root = root.removesuffix(folder)
+        if not is_local(root):
+            return root
+    url = cff().get("url")
+    return url.rstrip("/") + "/" if url and not is_local(url) else None
 
 
-def project_home():
-    """Where the project lives, from CITATION.cff (``repository-code`` or ``url``), or None."""
-    import yaml
+def edition():
+    """What tells one printing from another: the version, its release date and whether the
+    changelog has changes since, the day printed and the commit printed from."""
+    data = citation()
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    unreleased = re.search(r"^## Unreleased\s*\n(.*?)(?=^## |\Z)", changelog, re.MULTILINE | re.DOTALL)
+    stamp = os.environ.get("SOURCE_DATE_EPOCH")
+    printed = (datetime.datetime.fromtimestamp(int(stamp), datetime.timezone.utc).date() if stamp
+               else datetime.date.today()).isoformat()
+    commit = os.environ.get("HANDTF_COMMIT") or os.environ.get("GITHUB_SHA", "")
+    if not commit:
+        try:
+            commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+            dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                                   capture_output=True, text=True, check=True).stdout.strip()
+            commit += "+changes" if dirty else ""
+        except (OSError, subprocess.CalledProcessError):
+            commit = "unknown"
+    return {**data, "unreleased": bool(unreleased and re.search(r"^\s*- ", unreleased[1], re.MULTILINE)),
+            "printed": printed, "commit": commit[:12] + commit[40:] if len(commit) >= 40 else commit}
 
-    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
-    return cff.get("repository-code") or cff.get("url")
+
+def css_string(text):
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ") + '"'
 
 
-def book_html(site, language, site_url=None, solutions=True):
+def book_html(site, language, site_url=None, solutions=True, facts=None):
     """The whole book of one language as one HTML document (``solutions=False``: the student edition)."""
-    words, data = WORDS[language], citation()
+    words, data = WORDS[language], facts or edition()
     home_html = (site / LANGUAGES[language] / "index.html").read_text(encoding="utf-8")
     home = BeautifulSoup(home_html, "html.parser")
     root = published_root(home, site_url)
@@ -290,61 +653,94 @@ def book_html(site, language, site_url=None, solutions=True):
         for link in home.find_all("link", rel="stylesheet")
         if not urlsplit(link["href"]).scheme
     )
-    number = '<span class="dots"></span><span class="page"></span>'  # filled in by print_pdf
 
-    body, toc = [], []
+    def page_number(anchor):
+        return f'<span class="dots"></span><span class="page handtf-page" data-target="{anchor}">000</span>'
+
+    chapters, labels, number = [], {}, 0  # (part index, part title, section)
     for index, (part, paths) in enumerate(parts):
-        if part:
-            part_id = f"part-{index}"
-            body.append(f'<section class="handtf-part" id="{part_id}"><h1>{html.escape(part)}</h1></section>')
-            toc.append(f'<li class="part"><a href="#{part_id}"><span class="title">{html.escape(part)}</span>'
-                       f"{number}</a><ol>")
         for path in paths:
+            number += 1
             section = chapter(site, path, language, book_paths, published, solutions)
-            title, entries = toc_entries(section)
-            body.append(str(section))
-            subs = "".join(
-                f'<li><a href="#{anchor}"><span class="title">{html.escape(text)}</span>{number}</a></li>'
-                for anchor, text in entries
-            )
-            toc.append(f'<li><a href="#{section["id"]}"><span class="title">{html.escape(title)}</span>'
-                       f'{number}</a><ol>{subs}</ol></li>')
-        if part:
-            toc.append("</ol></li>")
+            number_chapter(section, number, language, bool(part), labels)
+            chapters.append((index, part, number, section))
+    for *_, section in chapters:
+        add_cross_references(section, labels, language)
+    cited = cite_references([(n, section) for _, _, n, section in chapters], language)
 
-    title = home.select_one("nav.md-nav--primary > label.md-nav__title").get_text(" ", strip=True)
-    if published:
-        url = f"{published}{LANGUAGES[language]}"
-        where = f'<p>{words["online"]}: <a href="{url}">{url}</a></p>'
-    else:
-        url = project_home() or ""
-        where = f'<p>{words["project"]}: <a href="{url}">{url}</a></p>' if url else f"<p>{words['local']}</p>"
+    body, toc, pages_css, open_part = [], [], [], None
+    for index, part, number, section in chapters:
+        if part != open_part:
+            if open_part:
+                toc.append("</ol></li>")
+            if part:
+                part_id = f"part-{index}"
+                body.append(f'<section class="handtf-part" id="{part_id}"><h1>{html.escape(part)}</h1></section>')
+                toc.append(f'<li class="part"><a href="#{part_id}"><span class="title">{html.escape(part)}</span>'
+                           f"{page_number(part_id)}</a><ol>")
+            open_part = part
+        title, entries = toc_entries(section, language)
+        section["style"] = f"page: chapter-{number}"
+        pages_css.append(f"@page chapter-{number} {{ @top-left {{ content: {css_string(f'{number}   {title}')}; "
+                         "font: 9pt/1 sans-serif; color: #555; } }")
+        body.append(str(section))
+        subs = "".join(
+            f'<li><a href="#{anchor}"><span class="title"><span class="handtf-num">{num}</span> {html.escape(text)}</span>'
+            f"{page_number(anchor)}</a></li>"
+            for anchor, num, text in entries
+        )
+        toc.append(f'<li><a href="#{section["id"]}"><span class="title"><span class="handtf-num">{number}</span> '
+                   f'{html.escape(title)}</span>{page_number(section["id"])}</a><ol class="sections">{subs}</ol></li>')
+    if open_part:
+        toc.append("</ol></li>")
+    if cited:
+        items = "".join(
+            f'<li id="ref-{reference["key"]}">{html.escape(reference["text"])} '
+            f'<a class="handtf-url" href="{reference["url"]}">{html.escape(reference["url"])}</a>. '
+            f'{words["cited_in" if len(set(numbers)) == 1 else "cited_in_many"].format(chapters=", ".join(str(n) for n in sorted(set(numbers))))}</li>'
+            for reference, numbers in cited
+        )
+        body.append(f'<section class="handtf-chapter handtf-references" id="references" style="page: references">'
+                    f'<h1>{words["references"]}</h1><ol>{items}</ol></section>')
+        pages_css.append(f"@page references {{ @top-left {{ content: {css_string(words['references'])}; "
+                         "font: 9pt/1 sans-serif; color: #555; } }")
+        toc.append(f'<li class="part"><a href="#references"><span class="title">{words["references"]}</span>'
+                   f'{page_number("references")}</a></li>')
+
+    site_title = home.select_one("nav.md-nav--primary > label.md-nav__title").get_text(" ", strip=True)
+    title = site_title if solutions else f"{site_title} — {words['student_title']}"
+    url = f"{published}{LANGUAGES[language]}" if published else ""
+    where = f'<p>{words["online"]}: <a href="{url}">{url}</a></p>' if url else ""
     cite = words["cite_text"].format(
-        authors=html.escape(data["authors"]), year=data["year"], title=html.escape(title), version=data["version"],
+        authors=html.escape(data["authors"]), year=data["year"], title=html.escape(site_title), version=data["version"],
         url=f'<a href="{url}">{url}</a>' if url else "",
     ).rstrip()
     bibtex = (
         f"@misc{{handtf-{data['series']}-{language},\n  author   = {{{{{data['authors']}}}}},\n"
-        f"  title    = {{{title}}},\n  year     = {{{data['year']}}},\n  version  = {{{data['version']}}},\n"
+        f"  title    = {{{site_title}}},\n  year     = {{{data['year']}}},\n  version  = {{{data['version']}}},\n"
         f"  language = {{{'chinese' if language == 'zh' else 'english'}}},\n" + (f"  url      = {{{url}}},\n" if url else "") + "}"
     )
-    description = home.find("meta", attrs={"name": "description"})
+    version = words["unreleased" if data["unreleased"] else "version"].format(version=data["version"], date=data["released"])
     cover = f"""
 <section class="handtf-cover" id="cover">
-  <h1>{html.escape(title)}</h1>
-  <p class="subtitle">{html.escape(description["content"]) if description and language == "en" else ""}</p>
-  <p class="version">{words["version"].format(version=data["version"], date=data["released"])}</p>
+  <h1 role="none">{html.escape(site_title)}</h1>
+  {"" if solutions else f'<p class="edition-title"><strong>{words["student_title"]}</strong></p>'}
+  <p class="subtitle">{html.escape(words["subtitle"])}</p>
+  <p class="version">{version}</p>
+  <p class="printed">{words["printed"].format(date=data["printed"], commit=html.escape(data["commit"]))}</p>
   {where}
-  {"" if solutions else f'<p class="edition"><strong>{words["student"]}</strong></p>'}
-  <h2>{words["cite"]}</h2>
+  {"" if solutions else f'<p class="edition">{words["student"]}</p>'}
+  <h2 role="none">{words["cite"]}</h2>
   <p>{cite}</p>
   <pre><code>{html.escape(bibtex)}</code></pre>
   <p>{words["licence"]}</p>
 </section>"""
-    contents = f'<section class="handtf-toc" id="contents"><h1>{words["contents"]}</h1><ol>{"".join(toc)}</ol></section>'
+    contents = (f'<section class="handtf-toc" id="contents" style="page: contents"><h1>{words["contents"]}</h1>'
+                f'<ol>{"".join(toc)}</ol></section>')
+    pages_css.append(f"@page contents {{ @top-left {{ content: {css_string(words['contents'])}; font: 9pt/1 sans-serif; color: #555; }} }}")
     return f"""<!doctype html>
 <html lang="{language}" dir="ltr"><head><meta charset="utf-8"><title>{html.escape(title)}</title>{styles}
-<style>{PRINT_CSS}</style></head>
+<style>{PRINT_CSS}{"".join(pages_css)}</style></head>
 <body lang="{language}" data-md-color-scheme="default" data-md-color-primary="indigo" data-md-color-accent="indigo">
 <div class="md-typeset">{cover}{contents}{"".join(body)}</div>
 <script>window.document$ = {{ subscribe(next) {{ next({{ body: document.body }}); return {{ unsubscribe() {{}} }}; }} }};</script>
@@ -352,21 +748,75 @@ def book_html(site, language, site_url=None, solutions=True):
 
 
 PRINT_TIMEOUT = 600_000  # ms: loading and printing a 2 MB book of 340 pages takes minutes on a loaded machine
-PDF_OPTIONS = {
-    "format": "A4",
-    "print_background": True,
-    "display_header_footer": True,
-    "header_template": "<span></span>",
-    "footer_template": FOOTER,
-    "margin": {"top": "18mm", "bottom": "20mm", "left": "16mm", "right": "16mm"},
-}
-LAYOUT_OPTIONS = {key: value for key, value in PDF_OPTIONS.items()  # the first print: pages, no footer
-                  if key not in ("display_header_footer", "header_template", "footer_template")}
+PDF_OPTIONS = {"print_background": True, "prefer_css_page_size": True}  # size, margins, header, footer: PRINT_CSS
 FILL_PAGE_NUMBERS = """numbers => {
-    for (const link of document.querySelectorAll('.handtf-toc a')) {
-        const number = numbers[decodeURIComponent(link.hash.slice(1))];
-        if (number) link.querySelector('.page').textContent = number;
+    for (const place of document.querySelectorAll('.handtf-page[data-target]')) {
+        place.textContent = numbers[place.dataset.target] ?? '?';
     }
+}"""
+# Each code line longer than its block's column is broken before it would wrap, with "↪" and
+# a hanging indent: past the prompt and the line's own indentation. A wide (CJK) character
+# counts as two columns. Run with the print media's layout, on a viewport as wide as the page's column.
+WRAP_CODE = r"""() => {
+    const wide = c => /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/.test(c) ? 2 : 1;
+    let marks = 0;
+    for (const code of document.querySelectorAll('.md-typeset pre > code')) {
+        const probe = document.createElement('span');
+        probe.textContent = '0'.repeat(80);
+        code.appendChild(probe);
+        const charWidth = probe.getBoundingClientRect().width / 80;
+        probe.remove();
+        const style = getComputedStyle(code);
+        const width = code.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+        if (!(charWidth > 0) || !(width > 0)) continue;
+        const columns = Math.floor(width / charWidth) - 3;  // a margin: the print may lay the block out a little narrower
+        const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+        const nodes = [];
+        let text = '';
+        while (walker.nextNode()) { nodes.push([walker.currentNode, text.length]); text += walker.currentNode.data; }
+        const breaks = [];
+        let start = 0;
+        for (const line of text.split('\n')) {
+            const widths = [...line].map(wide);
+            const total = widths.reduce((a, b) => a + b, 0);
+            if (total > columns) {
+                const prompt = /^(>>> |\.\.\. )/.test(line) ? 4 : 0;
+                const base = Math.min(prompt + line.slice(prompt).match(/^ */)[0].length, Math.floor(columns / 2));
+                let pos = 0, avail = columns;
+                const chars = [...line];
+                let offset = 0;  // in UTF-16 units, as the DOM counts
+                const units = chars.map(c => c.length);
+                while (true) {
+                    let used = 0, end = pos;
+                    while (end < chars.length && used + widths[end] <= avail) { used += widths[end]; end++; }
+                    if (end >= chars.length) break;
+                    let cut = end;
+                    for (let i = end; i > pos + Math.floor((end - pos) / 2); i--) {
+                        if (' ,([{'.includes(chars[i - 1])) { cut = i; break; }
+                    }
+                    if (cut <= pos) cut = pos + 1;
+                    const at = units.slice(0, cut).reduce((a, b) => a + b, 0);
+                    breaks.push([start + at, base]);
+                    pos = cut;
+                    avail = columns - base - 2;
+                }
+            }
+            start += line.length + 1;
+        }
+        for (const [offset, base] of breaks.reverse()) {
+            let i = nodes.length - 1;
+            while (i > 0 && nodes[i][1] > offset) i--;
+            const [node, begin] = nodes[i];
+            const after = node.splitText(offset - begin);
+            const mark = document.createElement('span');
+            mark.className = 'handtf-wrap';
+            mark.setAttribute('aria-hidden', 'true');
+            mark.textContent = '\n' + ' '.repeat(base) + '\u21aa ';
+            after.parentNode.insertBefore(mark, after);
+        }
+        marks += breaks.length;
+    }
+    return marks;
 }"""
 
 
@@ -380,11 +830,32 @@ DRAWN_IMAGES = """() => [...document.images].filter(i => {
 }).map(i => i.currentSrc || i.src)"""
 
 
-def print_pdf(browser, html_path, pdf_path):
-    """Print the book twice: the first PDF tells on which page each chapter and section starts,
-    the second shows those numbers in the table of contents, with bookmarks and tags.
-    Returns the addresses of the images drawn on paper (the print media's layout)."""
-    page = browser.new_page()
+def fonts_drawing(page, selector, limit=40):
+    """{PostScript name of a font: glyphs} that Chromium draws the text of the first ``limit``
+    elements matching ``selector`` with (DevTools' CSS.getPlatformFontsForNode): a bold face
+    for bold words, or the regular face drawn bold by Chromium itself."""
+    session = page.context.new_cdp_session(page)
+    try:
+        session.send("DOM.enable")
+        session.send("CSS.enable")
+        root = session.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+        fonts = {}
+        for node in session.send("DOM.querySelectorAll", {"nodeId": root, "selector": selector})["nodeIds"][:limit]:
+            for font in session.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]:
+                name = font.get("postScriptName") or font["familyName"]
+                fonts[name] = fonts.get(name, 0) + font["glyphCount"]
+        return fonts
+    finally:
+        session.detach()
+
+
+def print_pdf(browser, html_path, pdf_path, metadata=None, fonts=None):
+    """Print the book until its page numbers hold: the first PDF tells on which page each
+    anchor falls, the next shows those pages in the contents and the cross-references (a
+    number a digit shorter can move an anchor: then once more). The last is printed with
+    bookmarks and tags, and gets ``metadata``. Returns the addresses of the images drawn
+    on paper (the print media's layout)."""
+    page = browser.new_page(viewport={"width": COLUMN_PX, "height": 1000})
     page.set_default_timeout(PRINT_TIMEOUT)
     try:
         page.goto(html_path.resolve().as_uri(), wait_until="load")
@@ -395,14 +866,40 @@ def print_pdf(browser, html_path, pdf_path):
         if tex:
             raise SystemExit(f"build_pdf.py: maths left as TeX (did its script not run?): {tex[:5]}")
         page.emulate_media(media="print")
-        # The first print only tells where each anchor falls: the same page size and margins, so the
-        # same pages, without the footer, which Chromium lays out anew for every page (a third of the time).
-        page.pdf(path=str(pdf_path), **LAYOUT_OPTIONS)
-        page.evaluate(FILL_PAGE_NUMBERS, anchor_pages(pdf_path))
-        page.pdf(path=str(pdf_path), outline=True, tagged=True, **PDF_OPTIONS)
-        return page.evaluate(DRAWN_IMAGES)
+        page.evaluate("document.fonts.ready.then(() => true)")
+        page.evaluate(WRAP_CODE)
+        drawn = page.evaluate(DRAWN_IMAGES)  # now: after printing, Chromium lays the page out for the screen again
+        if fonts is not None:  # the faces of bold words and of the text, as printed
+            fonts.update(bold=fonts_drawing(page, ".handtf-chapter p strong"), text=fonts_drawing(page, ".handtf-chapter > p"))
+        page.pdf(path=str(pdf_path), **PDF_OPTIONS)
+        numbers = anchor_pages(pdf_path)
+        for _ in range(2):
+            page.evaluate(FILL_PAGE_NUMBERS, numbers)
+            page.pdf(path=str(pdf_path), outline=True, tagged=True, **PDF_OPTIONS)
+            printed = anchor_pages(pdf_path)
+            if printed == numbers:
+                break
+            numbers = printed
+        else:
+            raise SystemExit(f"build_pdf.py: {pdf_path.name}: the page numbers do not settle")
+        if metadata:
+            set_metadata(pdf_path, metadata)
+        return drawn
     finally:
         page.close()
+
+
+def set_metadata(pdf_path, metadata):
+    """Write ``metadata`` ({"/Title": ..., ...}) into the PDF's information dictionary, and
+    save it with its objects in compressed object streams (Chromium writes each of the tens
+    of thousands of the structure tree's elements as plain text: half the file)."""
+    import pikepdf
+
+    pikepdf.settings.set_flate_compression_level(9)
+    with pikepdf.open(pdf_path, allow_overwriting_input=True) as pdf:
+        for key, value in metadata.items():
+            pdf.docinfo[key] = value
+        pdf.save(pdf_path, object_stream_mode=pikepdf.ObjectStreamMode.generate, compress_streams=True, recompress_flate=True)
 
 
 def anchor_pages(pdf_path):
@@ -419,23 +916,41 @@ def anchor_pages(pdf_path):
     return found
 
 
-def build(site, out, browser=None, languages=tuple(LANGUAGES), site_url=None, solutions=True, drawn=None):
+def metadata_of(site, language, solutions, facts):
+    """The PDF's title, author, subject and keywords: the edition, version, print date and commit."""
+    home = BeautifulSoup((site / LANGUAGES[language] / "index.html").read_text(encoding="utf-8"), "html.parser")
+    site_title = home.select_one("nav.md-nav--primary > label.md-nav__title").get_text(" ", strip=True)
+    words = WORDS[language]
+    return {
+        "/Title": site_title if solutions else f"{site_title} — {words['student_title']}",
+        "/Author": facts["authors"],
+        "/Subject": words["subject_full" if solutions else "subject_student"],
+        "/Keywords": f"handtf; version {facts['version']}" + (" with unreleased changes" if facts["unreleased"] else "")
+        + f"; printed {facts['printed']}; commit {facts['commit']}; {'full' if solutions else 'student'} edition; {language}",
+    }
+
+
+def build(site, out, browser=None, languages=tuple(LANGUAGES), site_url=None, solutions=True, drawn=None, fonts=None):
     """Print ``handtf-LANGUAGE.pdf`` for each language into ``out`` (with ``browser``, a Playwright
     Chromium, or Debian's Chromium launched here); returns {language: path}.
     ``solutions=False`` prints the student edition, ``handtf-LANGUAGE-student.pdf``;
-    a dict ``drawn`` gets {path: [address of each image drawn on paper]}."""
+    a dict ``drawn`` gets {path: [address of each image drawn on paper]}, a dict ``fonts``
+    {path: {"bold": {font: glyphs}, "text": {...}}} (``fonts_drawing``)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     if browser is None:
         with _chromium() as launched:
-            return build(site, out, launched, languages, site_url, solutions, drawn)
-    written = {}
+            return build(site, out, launched, languages, site_url, solutions, drawn, fonts)
+    written, facts = {}, edition()
     with tempfile.TemporaryDirectory() as scratch:
         for language in languages:
             name = f"handtf-{language}" + ("" if solutions else "-student")
             source, pdf = Path(scratch) / f"{name}.html", out / f"{name}.pdf"
-            source.write_text(book_html(site, language, site_url, solutions), encoding="utf-8")
-            images = print_pdf(browser, source, pdf)
+            source.write_text(book_html(site, language, site_url, solutions, facts), encoding="utf-8")
+            used = {}
+            images = print_pdf(browser, source, pdf, metadata_of(site, language, solutions, facts), used)
+            if fonts is not None:
+                fonts[pdf] = used
             if drawn is not None:
                 drawn[pdf] = images
             written[language] = pdf
@@ -448,7 +963,7 @@ def _chromium():
 
     executable = shutil.which("chromium") or shutil.which("chromium-browser")
     if not executable:
-        raise SystemExit("build_pdf.py: no Chromium found (apt-get install chromium fonts-wqy-microhei)")
+        raise SystemExit("build_pdf.py: no Chromium found (apt-get install chromium fonts-noto-cjk)")
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"])
         try:
@@ -473,7 +988,8 @@ def main(argv=None):
     parser.add_argument("--out", required=True, type=Path, help="folder for handtf-en.pdf and handtf-zh.pdf")
     parser.add_argument("--site", type=Path, help="an already built site (default: build it now)")
     parser.add_argument("--site-url", help="where the site is published, named on the cover "
-                        "(default: $HANDTF_SITE_URL, else the built site's address unless it is a local one)")
+                        "(default: $HANDTF_SITE_URL, else the built site's address unless it is a local one, "
+                        "else CITATION.cff's url)")
     parser.add_argument("--no-solutions", action="store_true",
                         help="the student edition, handtf-LANGUAGE-student.pdf: exercises and hints, no solutions")
     args = parser.parse_args(argv)

@@ -2,7 +2,10 @@
 
 ``python tests/pdf_books.py SITE OUT`` writes ``OUT/handtf-LANGUAGE.pdf`` (by
 ``scripts/build_pdf.py``) and ``OUT/handtf-LANGUAGE.json``: for each of its
-pages, its text and how many characters it draws as glyph 0 (``glyph_zero``).
+pages, its text (``text``, without the running header, ``header``, and the page
+number, ``folio``) and how many characters it draws as glyph 0 (``glyph_zero``);
+``OUT/handtf-LANGUAGE.images.json``, the images drawn on paper, and
+``OUT/handtf-LANGUAGE.fonts.json``, the fonts of bold words and of the text.
 tests/conftest.py runs it in a process of its own as soon as the session's site
 is built, so printing runs beside the other tests.
 """
@@ -23,6 +26,26 @@ def page_texts(pdf):
     white space and the zero-width spaces of KaTeX's layout)."""
     printed = subprocess.run(["pdftotext", "-q", "-raw", "-enc", "UTF-8", str(pdf), "-"], capture_output=True, check=True)
     return printed.stdout.decode("utf-8").split("\f")[:-1]  # each page ends with a form feed
+
+
+def margins(text, number):
+    r"""A page's text split into its running header, its printed page number and its body.
+    Chromium draws the page's margin boxes first: pdftotext reads the header (the
+    chapter's title) on the first line and the number on the next, or the number alone.
+
+    >>> margins("5 The attention head\n61\nWith lg = 1 ...\n", 61)
+    ('5 The attention head', 61, 'With lg = 1 ...\n')
+    >>> margins("61\nWith lg = 1\n", 61)
+    (None, 61, 'With lg = 1\n')
+    >>> margins("handtf\nVersion 1.0.0\n", 1)
+    (None, None, 'handtf\nVersion 1.0.0\n')
+    """
+    lines = text.split("\n")
+    if len(lines) > 1 and lines[1].strip() == str(number):
+        return lines[0].strip(), number, "\n".join(lines[2:])
+    if lines and lines[0].strip() == str(number):
+        return None, number, "\n".join(lines[1:])
+    return None, None, text
 
 
 def glyph_zero(content, two_byte):
@@ -85,14 +108,18 @@ def main(site, out):
     import build_pdf
     from pypdf import PdfReader
 
-    drawn = {}
+    drawn, fonts = {}, {}
     with build_pdf._chromium() as browser:  # the book of each language, then the student edition
-        printed = [*build_pdf.build(Path(site), Path(out), browser, drawn=drawn).values(),
-                   *build_pdf.build(Path(site), Path(out), browser, solutions=False, drawn=drawn).values()]
+        printed = [*build_pdf.build(Path(site), Path(out), browser, drawn=drawn, fonts=fonts).values(),
+                   *build_pdf.build(Path(site), Path(out), browser, solutions=False, drawn=drawn, fonts=fonts).values()]
     for pdf in printed:
-        pages = [{"text": text, "glyph_zero": page_glyph_zero(page)} for text, page in zip(page_texts(pdf), PdfReader(pdf).pages, strict=True)]
+        pages = []
+        for number, (text, page) in enumerate(zip(page_texts(pdf), PdfReader(pdf).pages, strict=True), start=1):
+            header, folio, body = margins(text, number)
+            pages.append({"text": body, "header": header, "folio": folio, "glyph_zero": page_glyph_zero(page)})
         pdf.with_suffix(".json").write_text(json.dumps(pages, ensure_ascii=False), encoding="utf-8")
         pdf.with_suffix(".images.json").write_text(json.dumps(drawn[pdf]), encoding="utf-8")
+        pdf.with_suffix(".fonts.json").write_text(json.dumps(fonts[pdf]), encoding="utf-8")
 
 
 if __name__ == "__main__":

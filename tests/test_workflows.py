@@ -63,7 +63,7 @@ def test_every_push_and_pull_request_runs_the_readme_tests_under_ci():
     (test_step,) = [step for step in steps(job) if TEST_COMMAND in step.get("run", "")]
     assert test_step["env"]["CI"] == "true", "under CI a missing browser or pdftotext fails instead of skipping"
     installs = " ".join(runs(job)[: steps(job).index(test_step)])
-    for tool in ("chromium", "fonts-wqy-microhei", "poppler-utils"):
+    for tool in ("chromium", "fonts-wqy-microhei", "fonts-noto-cjk", "poppler-utils"):
         assert tool in installs, f"{tool} must be installed before the tests (README, 'Run the tests')"
 
 
