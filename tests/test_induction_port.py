@@ -370,8 +370,8 @@ MUTANTS = {
     # the starting sequence written into the field's HTML as it is
     "value not escaped": ('value="${escape(initial)}"', 'value="${initial}"', "escaping"),
     # the message counts positions from 1
-    "positions from 1": ("t.badChar(chars[position], position, model.chars)",
-                         "t.badChar(chars[position], position + 1, model.chars)", "widget"),
+    "positions from 1": ("t.badChar(shownChar(chars[position]), position, model.chars)",
+                         "t.badChar(shownChar(chars[position]), position + 1, model.chars)", "widget"),
 }
 
 

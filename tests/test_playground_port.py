@@ -108,7 +108,7 @@ def test_format_number_writes_non_finite_as_python_and_refuses_what_is_not_a_num
                  "handtf.cellText({})", "handtf.formatNumber(10n)"):
         kind, message = attempt(port, code)
         assert kind == "error" and message.startswith("TypeError: value must be a number, got"), (code, message)
-    assert attempt(port, "handtf.formatNumber(1.5, -1)") == ["error", "Error: digits must be an integer from 0 to 20, got number -1"]
+    assert attempt(port, "handtf.formatNumber(1.5, -1)") == ["error", "Error: digits must be an integer from 0 to 100, got number -1"]
 
 
 # by hand: the fewest digits that read back (Python's repr gives the same digits), fixed unless the
