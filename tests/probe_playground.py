@@ -215,8 +215,8 @@ def port_probes():
         ("buildModel: just below the overflow bound", f"handtf.buildModel({below!r}).blocks[0].attn.c_proj.w[7][6]", None,
          Value(below, exact=True)),
         ("buildModel: just above it", f"handtf.buildModel({above!r})", None, Refused(r"overflows float64")),
-        ("buildModel: NaN", "handtf.buildModel(NaN)", None, Refused(r"lg must be a finite number greater than 0")),
-        ("buildModel: -0", "handtf.buildModel(-0)", None, Refused(r"greater than 0")),
+        ("buildModel: NaN", "handtf.buildModel(NaN)", None, Refused(r"lg must be a positive finite number")),
+        ("buildModel: -0", "handtf.buildModel(-0)", None, Refused(r"positive finite number")),
         ("buildModel: true", "handtf.buildModel(true)", None, Refused(r"lg must be a number")),
         ("buildModel: a Number object", "handtf.buildModel(new Number(2))", None, Refused(r"lg must be a number")),
         # counts and bounds

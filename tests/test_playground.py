@@ -268,7 +268,7 @@ def test_bad_input_gets_a_clear_error(port):
         "handtf.gpt([0], {...handtf.MODEL, blocks: [{attn: {c_attn: {w: [[1]], b: [0]}, c_proj: handtf.MODEL.blocks[0].attn.c_proj}}]})":
             "model.blocks[0].attn.c_attn.w must be an array of 8 rows",
         "handtf.gpt([0], {...handtf.MODEL, wpe: [[1, 2]]})": "model.wpe[0] must be an array of 8 numbers",
-        "handtf.buildModel(-1)": "lg must be a finite number greater than 0, got -1",
+        "handtf.buildModel(-1)": "lg must be a positive finite number, got -1",
         "handtf.buildModel('1024')": "lg must be a number, got the string \"1024\"",
         "handtf.trace('abc')": "'c' at position 2 is not a token; the allowed characters are 'a' and 'b'",
         "handtf.trace('')": "context is empty; the model needs at least one token ('a' or 'b')",

@@ -259,7 +259,7 @@ def check_learning_rate(step, d_model, warmup, factor):
         "step": check_int_range("step", step, 1, 2**53, why=" (a float64 counts every step up to 2**53)"),
         "d_model": check_int_range("d_model", d_model, 1, 2**53),
         "warmup": check_int_range("warmup", warmup, 1, 2**53),
-        "factor": check_real("factor", factor, 0, low_open=True),
+        "factor": check_positive("factor", factor),
     }
 
 
