@@ -26,6 +26,7 @@ import pytest
 
 import handtf
 from browsing import Visit
+from handtf.trees import tree_map
 from port_models import as_lists, load_hook, parse_module
 from pages import ROOT
 
@@ -139,15 +140,7 @@ def test_the_generated_module_holds_the_package_weights():
     assert values["MASK_VALUE"] == float(handtf.causal_mask(2)[0, 1]) == -1e10
     parts = values["LG_PARTS"]
     for lg in (0.25, 1.0, 3.0, 1024.0, 12345.678):  # the form build_model(lg) = constant + lg * per_lg
-        assert combine(parts["constant"], parts["per_lg"], lg) == as_lists(handtf.build_model(lg)), lg
-
-
-def combine(constant, per_lg, lg):
-    if isinstance(constant, dict):
-        return {key: combine(constant[key], per_lg[key], lg) for key in constant}
-    if isinstance(constant, list):
-        return [combine(c, d, lg) for c, d in zip(constant, per_lg)]
-    return constant + lg * per_lg
+        assert tree_map(lambda c, d: c + lg * d, parts["constant"], parts["per_lg"]) == as_lists(handtf.build_model(lg)), lg
 
 
 def test_the_build_refuses_a_build_model_that_is_not_linear_in_lg(monkeypatch):
