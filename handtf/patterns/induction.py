@@ -45,7 +45,8 @@ from ..checks import type_name, check_alphabet, check_float_dtype, check_int_ran
 from .compiler import GPT2_SMALL, LG
 from ..training.backprop import loss_and_grads
 from ..model.transformer import gpt
-from ..training.trainer import adam_moments, adam_step, leaves
+from ..training.optimiser import adam_moments, adam_step
+from ..trees import leaves
 from ..model.weights import as_dtype
 
 MAX_SEQUENCES = 1_000_000  # the exhaustive check runs at most this many sequences (every length together)

@@ -3,7 +3,7 @@
 :func:`train_adder` is the page's comparison: the same one layer, two heads,
 38 GELU units and 16 columns as :func:`handtf.adder`, every weight drawn at
 random, trained on fresh random additions by :func:`handtf.loss_and_grads` and
-the one Adam step of :mod:`handtf.training.trainer`.
+the one Adam step of :mod:`handtf.training.optimiser`.
 """
 
 from dataclasses import dataclass
@@ -15,7 +15,7 @@ from ..model.weights import as_dtype
 from ..patterns.addition import CHARS, LABELS, N_HEAD, Adder, adder, check_n_digits, encode
 from ..trees import leaves
 from .backprop import loss_and_grads
-from .trainer import adam_moments, adam_step
+from .optimiser import adam_moments, adam_step
 
 
 @dataclass(frozen=True)
