@@ -135,7 +135,7 @@ def check_elements(name, shape):
 def check_real(name, value, low=-math.inf, high=math.inf, low_open=False, high_open=False):
     """A finite real number in ``[low, high]`` (``(low`` with ``low_open``, ``high)`` with ``high_open``).
 
-    Every error about a number's range is worded here (:func:`allowed_reals`).
+    Every error about a number's range is worded here (``allowed_reals``).
     """
     if isinstance(value, bool) or not isinstance(value, Real):
         raise TypeError(f"{name} must be a real number, got {shown(value)}")
@@ -149,7 +149,7 @@ def check_real(name, value, low=-math.inf, high=math.inf, low_open=False, high_o
 
 
 def allowed_reals(low, high, low_open, high_open):
-    """What :func:`check_real` allows, in words: above 0 is "positive", any other range its bounds.
+    """What ``check_real`` allows, in words: above 0 is "positive", any other range its bounds.
 
     >>> allowed_reals(0, math.inf, True, False), allowed_reals(0, 1, True, False), allowed_reals(0, math.inf, False, False)
     ('a positive finite number', 'a positive finite number at most 1', 'a finite number >= 0')
