@@ -145,8 +145,12 @@ def check_real(name, value, low=-math.inf, high=math.inf, low_open=False, high_o
 def allowed_reals(low, high, low_open, high_open):
     """What ``check_real`` allows, in words: above 0 is "positive", any other range its bounds.
 
-    >>> allowed_reals(0, math.inf, True, False), allowed_reals(0, 1, True, False), allowed_reals(0, math.inf, False, False)
-    ('a positive finite number', 'a positive finite number at most 1', 'a finite number >= 0')
+    >>> allowed_reals(0, math.inf, True, False)
+    'a positive finite number'
+    >>> allowed_reals(0, 1, True, False)
+    'a positive finite number at most 1'
+    >>> allowed_reals(0, math.inf, False, False)
+    'a finite number >= 0'
     >>> allowed_reals(0, 1, False, True)
     'a finite number in [0, 1)'
     """
