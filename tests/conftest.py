@@ -54,6 +54,8 @@ SLOW_FIXTURES = {
     "properdocs_site": "the second build, with ProperDocs",
     "dry_run": "the deploy's dry run",
 }
+# the fixtures of the two longest files, each minutes on one worker: they start first
+LONGEST_FIXTURES = {"pdfs", "crawl"}
 # the tests that start their slow work themselves, by name, and the files that are slow throughout
 SLOW_TESTS = {
     "test_the_notebook_prints_its_saved_outputs": "the notebooks run in Jupyter",
@@ -73,17 +75,23 @@ def slow_reason(item):
 
 @pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by the marks
 def pytest_collection_modifyitems(config, items):
-    """Mark the slow tests ``slow``; the files whose tests need the site run first, the others after them.
+    """Mark the slow tests ``slow``; then order the files longest first, as far as their fixtures tell.
 
-    The site's tests are the slow ones (Chromium, the PDFs, the notebooks): started
-    first, they end about together, and the short tests fill the workers' last
-    minutes (pytest-xdist keeps this order with ``--no-loadscope-reorder``).
+    pytest-xdist (``--dist loadfile --no-loadscope-reorder``) hands each worker the next
+    file in this order when its current one is almost done, so the long files must
+    start first and the short ones fill the workers' last minutes: first the two
+    longest (the printed books, ``pdfs``; the crawl of every page, ``crawl``), then the
+    other files with a slow test, then the others that need the site, then the rest.
     """
     for item in items:
         if slow_reason(item):
             item.add_marker(pytest.mark.slow)
-    site_files = {item.path for item in items if "built_site" in getattr(item, "fixturenames", ())}
-    items.sort(key=lambda item: item.path not in site_files)  # stable: each file's own order is kept
+    rank = {}
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        here = 0 if fixtures & LONGEST_FIXTURES else 1 if item.get_closest_marker("slow") else 2 if "built_site" in fixtures else 3
+        rank[item.path] = min(rank.get(item.path, 3), here)
+    items.sort(key=lambda item: rank[item.path])  # stable: each file's own order is kept
 
 
 # What the fast lane left out, said at the end of its run. Under pytest-xdist the workers
