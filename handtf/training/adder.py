@@ -56,15 +56,18 @@ def train_adder(n_digits=10, steps=1000, seed=0, batch=64, lr=0.02,
     moments = adam_moments(params)
     losses = []
     for step in range(1, steps + 1):
-        top = 10 ** rng.integers(1, n_digits + 1, (2, batch)) if mixed else 10**n_digits
+        # 10 ** the length of each number: random (mixed), or n_digits
+        top = (10 ** rng.integers(1, n_digits + 1, (2, batch)) if mixed
+               else 10**n_digits)
         a, b = rng.integers(0, top, (2, batch))  # [batch] each
         prompts, answers = encode(model, a, b)
         text = np.concatenate([prompts, answers], axis=1)  # [batch, n_ctx + 1]
         loss, grads = loss_and_grads(weights, text[:, :-1], text[:, 1:],
                                      n_head=N_HEAD)
         losses.append(loss)
-        rate = learning_rate(step, 1, warmup, factor=lr * warmup**0.5)  # lr at warmup
-        rate *= min(1, (steps - step + 1) / (cooldown + 1))  # then down to 0
+        # the paper's schedule, lr at step warmup; then down towards 0
+        rate = learning_rate(step, 1, warmup, factor=lr * warmup**0.5)
+        rate *= min(1, (steps - step + 1) / (cooldown + 1))
         adam_step(params, leaves(grads), moments, step, rate)
         if on_step:
             on_step(step, model)
