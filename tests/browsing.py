@@ -157,12 +157,18 @@ def is_page(url, base_url):
     return url.startswith(base_url) and (path.endswith("/") or path.endswith(".html"))
 
 
-def crawl_site(browser, base_url, read=None, keep=None):
-    """Visit every page reachable from the two home pages, a few at a time: {url: (visit, facts)}.
+def language_of(url, base_url):
+    """The path of a page's home below ``base_url``: "zh/" for a Chinese page, "" for an English one."""
+    return "zh/" if url.startswith(base_url + "zh/") else ""
+
+
+def crawl_site(browser, base_url, read=None, keep=None, languages=("", "zh/")):
+    """Visit every page reachable from the home pages of ``languages`` (both, by default) and in
+    those languages, a few at a time: {url: (visit, facts)}.
     ``browser`` is a browser or a browser context (see ``Visit``). ``read(visit, facts)``, if
     given, returns more facts of the loaded page; then each page is closed unless its address
     is in ``keep`` (default: all are kept open)."""
-    seen, queue, results = set(), deque([base_url, base_url + "zh/"]), {}
+    seen, queue, results = set(), deque(base_url + language for language in languages), {}
     while queue:
         batch = []
         while queue and len(batch) < CRAWL_BATCH:
@@ -179,6 +185,6 @@ def crawl_site(browser, base_url, read=None, keep=None):
             results[visit.url] = (visit, facts)
             for link in facts["links"]:
                 target = urldefrag(link)[0]
-                if is_page(target, base_url) and target not in seen:
+                if is_page(target, base_url) and language_of(target, base_url) in languages and target not in seen:
                     queue.append(target)
     return results

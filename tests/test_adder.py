@@ -105,7 +105,7 @@ def test_the_margin_is_lg_minus_one():
         (lambda: h.adder(3).answer(10_000), ValueError, r"^total has 5 digits; this model reads at most 4 \(n_digits\)$"),
         (lambda: h.verify_adder(h.MODEL), TypeError, r"^model must be an Adder \(from adder\(\)\), got "),
         (lambda: h.adder_steps(h.adder(2), 123, 1), ValueError, r"^a has 3 digits"),
-        (lambda: train_adder(lr=0), ValueError, r"^lr must be a finite number in \(0, 1\], got 0$"),
+        (lambda: train_adder(lr=0), ValueError, r"^lr must be a positive finite number at most 1, got 0$"),
         (lambda: train_adder(warmup=0), ValueError, r"^warmup must be at least 1, got 0$"),
         (lambda: train_adder(mixed="yes"), TypeError, r"^mixed must be True or False, got 'yes'$"),
         (lambda: train_adder(n_digits=19), ValueError, r"^n_digits must be at most 18 \(the additions are drawn in int64\), got 19$"),

@@ -35,6 +35,7 @@ its defect is put back:
 
 import doctest
 import re
+from concurrent.futures import ThreadPoolExecutor
 from io import BytesIO
 from pathlib import Path
 from urllib.parse import unquote, urldefrag, urlparse
@@ -45,7 +46,7 @@ from PIL import Image
 
 from accessibility import axe_both_schemes
 from beyond_axe import beyond_axe_facts
-from browsing import PREFIX, TOGGLE, Visit, crawl_site, drawn, has_figures, is_page
+from browsing import LAUNCH_ARGS, PREFIX, TOGGLE, Visit, crawl_site, drawn, find_chromium, has_figures, is_page
 from pages import DOCS, nav_files, pages
 from phone_view import FIGURE_FACTS, PHONE, phone_facts, small_figures
 
@@ -86,18 +87,46 @@ def read_page(visit, facts):
     return found
 
 
+def crawl_in_a_browser_of_its_own(base_url, language):
+    """``crawl_site`` of one language's pages, in a Chromium of its own (run in a thread of its own:
+    Playwright's documented way to use it from two threads is an instance per thread); every page
+    is closed once read."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=find_chromium(), args=LAUNCH_ARGS)
+        try:
+            return crawl_site(browser.new_context(), base_url, read=read_page, keep=set(), languages=(language,))
+        finally:
+            browser.close()
+
+
 @pytest.fixture(scope="module")
 def crawl(browser, base_url):
     """Every page reachable from the two home pages, loaded once and read once (``read_page``):
-    ``{url: (visit, facts)}`` (see ``browsing.FACTS``). Only the ``LIVE_PAGES`` stay open; the
-    others are closed as soon as they are read, so that a handful of pages are open at a time:
-    74 open pages kept as many renderer processes busy with Chromium's own upkeep, a fifth of a
-    core. The pages share one browser context, as a reader's tabs do: its cache, so each script
-    and style is fetched and compiled once (a fifth less of Chromium's time). All the tests that
-    read the crawl are in this file (a fixture of its own), so the site is crawled once a session."""
+    ``{url: (visit, facts)}`` (see ``browsing.FACTS``). The two languages are crawled at once,
+    the Chinese pages in a Chromium of their own in another thread, so that the crawl, the
+    longest part of this file, keeps both cores busy when the rest of the suite leaves one free.
+    Only the ``LIVE_PAGES`` stay open (the Chinese ones opened again here once their crawl is
+    done); the others are closed as soon as they are read, so that a handful of pages are open
+    at a time: 74 open pages kept as many renderer processes busy with Chromium's own upkeep, a
+    fifth of a core. A language's pages share one browser context, as a reader's tabs do: its
+    cache, so each script and style is fetched and compiled once (a fifth less of Chromium's
+    time). All the tests that read the crawl are in this file (a fixture of its own), so the
+    site is crawled once a session."""
     context = browser.new_context()
     live = {base_url + language + page for language in ("", "zh/") for page in LIVE_PAGES}
-    yield crawl_site(context, base_url, read=read_page, keep=live)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        chinese = pool.submit(crawl_in_a_browser_of_its_own, base_url, "zh/")
+        found = crawl_site(context, base_url, read=read_page, keep=live, languages=("",))
+        found.update(chinese.result())
+    for url in sorted(url for url in live if url.startswith(base_url + "zh/")):
+        crawled, facts = found[url]
+        again = Visit(context, url, light_search=True)
+        for record in ("console_errors", "remote_requests", "failed"):  # what both loads logged and requested
+            getattr(again, record)[:0] = getattr(crawled, record)
+        found[url] = (again, facts)
+    yield found
     context.close()
 
 

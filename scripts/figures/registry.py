@@ -71,9 +71,11 @@ def render(name, fmt="svg", scheme="light", language="en", phone=False):
     try:
         args = (WORDS[name][language],) if name in WORDS else ()
         fig = FIGURES[name](*args, phone=phone) if name in PHONE else FIGURES[name](*args)
-        # Lay the text out (tick labels exist only once the figure is drawn), so that what is checked is
-        # what is saved; matplotlib's documented draw with no output, which skips the rasterising.
-        fig.draw_without_rendering()
+        # Saving draws the figure, which lays the text out (tick labels exist only once the figure is
+        # drawn): what is checked next is what was saved, and the figure is drawn once.
+        buffer = io.BytesIO()
+        metadata = {"Date": None} if fmt == "svg" else None
+        fig.savefig(buffer, format=fmt, metadata=metadata, dpi=110 if fmt == "png" else None)
         problems = quality_problems(fig, max_width=PHONE_MAX_WIDTH_IN if phone else None)
         width = fig.get_size_inches()[0]
         if not phone and name not in PHONE and width > PHONE_MAX_WIDTH_IN + 1e-9:
@@ -82,9 +84,6 @@ def render(name, fmt="svg", scheme="light", language="en", phone=False):
         if problems:
             variant = ", phone" if phone else ""
             raise ValueError(f"figure {name} ({scheme}, {language}{variant}): " + "; ".join(problems))
-        buffer = io.BytesIO()
-        metadata = {"Date": None} if fmt == "svg" else None
-        fig.savefig(buffer, format=fmt, metadata=metadata, dpi=110 if fmt == "png" else None)
         return buffer.getvalue()
     finally:
         if fig is not None:

@@ -6,7 +6,8 @@ import math
 import numpy as np
 
 import handtf
-from handtf.training.trainer import learning_rate, train
+from handtf.training.optimiser import learning_rate
+from handtf.training.trainer import train
 
 from .common import MONO, C, heatmap, plt, restack, seq_labels, tidy
 from .registry import figure
@@ -91,6 +92,12 @@ def learned_scores_values(words, phone=False):
     return restack(fig) if phone else fig
 
 
+@functools.cache
+def rates(d_model, warmup, n):
+    """The schedule's learning rate at steps 1 .. n (once: every variant of the figure draws it)."""
+    return [learning_rate(step, d_model, warmup) for step in range(1, n + 1)]
+
+
 @figure("warmup-schedule", words={
     "en": {"paper": "the paper: d_model 512, warmup 4000", "run": "d_model {d}, warmup {w}", "ours": "handtf's runs",
            "step": "step", "rate": "learning rate"},
@@ -101,12 +108,11 @@ def warmup_schedule(words, phone=False):
     fig, (left, right) = plt.subplots(1, 2, figsize=(8.4, 3.3))
     fig.subplots_adjust(left=0.1, right=0.98, bottom=0.17, top=0.86, wspace=0.35)
     steps = np.arange(1, 20001)
-    left.plot(steps, [learning_rate(s, 512, 4000) for s in steps], color=C.blue, linewidth=1.6)
+    left.plot(steps, rates(512, 4000, 20000), color=C.blue, linewidth=1.6)
     left.axvline(4000, color=C.muted, linestyle=":", linewidth=1.2)
     left.set_title(words["paper"], fontsize=10, **MONO)
     for (d_model, warmup, n), colour in (((8, 50, 400), C.red), ((32, 100, 1000), C.series[2])):
-        s = np.arange(1, n + 1)
-        right.plot(s, [learning_rate(i, d_model, warmup) for i in s], color=colour, linewidth=1.6, label=words["run"].format(d=d_model, w=warmup))
+        right.plot(np.arange(1, n + 1), rates(d_model, warmup, n), color=colour, linewidth=1.6, label=words["run"].format(d=d_model, w=warmup))
     right.set_title(words["ours"], fontsize=10, **MONO)
     right.legend(frameon=False, prop=MONO | {"size": 9})
     for ax in (left, right):
