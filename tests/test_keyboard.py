@@ -186,6 +186,49 @@ def test_the_completing_widget_with_the_keyboard_alone(opened):
     assert text(page, f"{widget} .handtf-completion mark") == "abaabaabaa"
 
 
+def test_the_adder_widget_with_the_keyboard_alone(opened):
+    """Tab into the first number, type both numbers, hear the sum (a polite live region) and a refused
+    number (an alert); then, on a phone, Tab reaches the table of steps and the arrow keys walk it
+    from the units to the last digit written; both heads' maps follow, each a named tab stop."""
+    page = opened("adder/", viewport=PHONE)
+    widget = "[data-handtf-adder]"
+    page.wait_for_selector(f"{widget} figure[data-name=steps]")
+    focused = tab_into(page, widget)
+    assert "handtf-adder-number" in focused["cls"] and page.evaluate("document.activeElement.labels[0].textContent") == "a"
+    summary, message = f"{widget} .handtf-prediction", f"{widget} .handtf-message"
+    assert page.get_attribute(summary, "aria-live") == "polite" and page.get_attribute(message, "role") == "alert"
+    page.keyboard.press("Control+A")
+    page.keyboard.type("958")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.labels[0].textContent") == "b" and active(page)["value"] == page.input_value(f"{widget} input >> nth=1")
+    page.keyboard.press("Control+A")
+    page.keyboard.type("67")
+    assert text(page, summary) == "958 + 67: the model writes 1025, which is right."
+    page.keyboard.type("x")
+    assert text(page, message) == "b must be written with the digits 0-9 only, got '67x'. The results below are still those of the last valid numbers."
+    assert page.get_attribute(f"{widget} input >> nth=1", "aria-invalid") is not None
+    assert text(page, summary) == "958 + 67: the model writes 1025, which is right."  # the last valid sum stays
+    page.keyboard.press("Backspace")
+    page.keyboard.type("5")  # 958 + 675 = 1633: a carry into every column but the last
+    assert text(page, message) == "" and text(page, summary) == "958 + 675: the model writes 1633, which is right."
+    steps = f"{widget} figure[data-name=steps]"
+    written = page.evaluate("(s) => [...document.querySelectorAll(s + ' tbody tr:first-child td')].map(td => td.textContent)", steps)
+    assert written == ["3", "3", "6", "1"] + ["0"] * 7  # least significant first, 11 steps at 10 digits
+    # the table of steps, wider than a phone: a tab stop named by its caption; the arrows walk the steps
+    page.keyboard.press("Tab")
+    region = active(page)
+    assert region["label"] == text(page, f"{steps} figcaption") and page.evaluate("document.activeElement.closest('figure').dataset.name") == "steps"
+    at_end = "(el => el.scrollLeft + el.clientWidth >= el.scrollWidth - 1)(document.activeElement)"
+    for _ in range(100):
+        if page.evaluate(at_end):
+            break
+        page.keyboard.press("ArrowRight")
+    assert page.evaluate("document.activeElement.scrollLeft") > 0 and page.evaluate(at_end)
+    for name in ("head0", "head1"):  # then each head's map, as wide: named tab stops too
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.closest('figure').dataset.name") == name and active(page)["label"]
+
+
 def test_a_block_that_scrolls_sideways_is_a_tab_stop_the_arrows_scroll(opened):
     """On a phone a wide figure or formula scrolls inside its box: Tab reaches it, the arrow keys scroll it,
     and it is named by the figure's alt text."""

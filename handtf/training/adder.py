@@ -15,7 +15,7 @@ from ..model.weights import as_dtype
 from ..patterns.addition import CHARS, LABELS, N_HEAD, Adder, adder, check_n_digits, encode
 from ..trees import leaves
 from .backprop import loss_and_grads
-from .optimiser import adam_moments, adam_step
+from .optimiser import adam_moments, adam_step, learning_rate
 
 
 @dataclass(frozen=True)
@@ -28,11 +28,17 @@ class AdderTraining:
 
 @checked
 # --8<-- [start:train_adder]
-def train_adder(n_digits=10, steps=1000, seed=0, batch=64, lr=0.003, std=0.2,
-                on_step=None):
+def train_adder(n_digits=10, steps=1000, seed=0, batch=64, lr=0.02,
+                warmup=250, cooldown=0, mixed=True, std=0.2, on_step=None):
     """Train a GPT-2 of the hand-set adder's shape (one layer, two heads,
     38 GELU units, 16 columns) from random weights, with the package's
-    backprop and Adam, on fresh random additions at every step;
+    backprop and Adam, on fresh random additions at every step.
+
+    The learning rate follows the paper's schedule: it rises to ``lr`` over
+    ``warmup`` steps, then falls as ``1/sqrt(step)``, and over the last
+    ``cooldown`` steps linearly towards 0. With ``mixed``, each
+    number has a random length of 1 to ``n_digits`` digits (padded with 0s
+    like any other): short sums show where the digits of a column sit.
     ``on_step(step, model)``, if given, runs after each step.
 
     >>> result = train_adder(n_digits=2, steps=5, seed=0)
@@ -50,13 +56,19 @@ def train_adder(n_digits=10, steps=1000, seed=0, batch=64, lr=0.003, std=0.2,
     moments = adam_moments(params)
     losses = []
     for step in range(1, steps + 1):
-        a, b = rng.integers(0, 10**n_digits, (2, batch))  # [batch] each
+        # 10 ** the length of each number: random (mixed), or n_digits
+        top = (10 ** rng.integers(1, n_digits + 1, (2, batch)) if mixed
+               else 10**n_digits)
+        a, b = rng.integers(0, top, (2, batch))  # [batch] each
         prompts, answers = encode(model, a, b)
         text = np.concatenate([prompts, answers], axis=1)  # [batch, n_ctx + 1]
         loss, grads = loss_and_grads(weights, text[:, :-1], text[:, 1:],
                                      n_head=N_HEAD)
         losses.append(loss)
-        adam_step(params, leaves(grads), moments, step, lr)
+        # the paper's schedule, lr at step warmup; then down towards 0
+        rate = learning_rate(step, 1, warmup, factor=lr * warmup**0.5)
+        rate *= min(1, (steps - step + 1) / (cooldown + 1))
+        adam_step(params, leaves(grads), moments, step, rate)
         if on_step:
             on_step(step, model)
     return AdderTraining(model=model, losses=np.array(losses))
@@ -66,10 +78,14 @@ def train_adder(n_digits=10, steps=1000, seed=0, batch=64, lr=0.003, std=0.2,
 # The boundary (see handtf.checks): what each function above accepts.
 
 
-def check_train_adder(n_digits, steps, seed, batch, lr, std, on_step):
+def check_train_adder(n_digits, steps, seed, batch, lr, warmup, cooldown, mixed, std, on_step):
     check_int_range("n_digits", n_digits, 1, 18, " (the additions are drawn in int64)")
     check_steps("steps", steps)
     check_seed("seed", seed)
     check_int_range("batch", batch, 1, 4096)
     check_positive("lr", lr, at_most=1)
+    check_int_range("warmup", warmup, 1, 1_000_000)
+    check_int_range("cooldown", cooldown, 0, steps, " (steps)")
+    if not isinstance(mixed, bool):
+        raise TypeError(f"mixed must be True or False, got {mixed!r}")
     check_positive("std", std, at_most=10)

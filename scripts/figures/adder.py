@@ -71,7 +71,7 @@ def adder_staircase(words):
 
 
 TRAINED = "scripts/figures/data/adder-trained.npz"  # written by scripts/train_adder.py --save (see the page)
-TRAINED_DIGITS, TRAINED_A, TRAINED_B = 2, 58, 67
+TRAINED_DIGITS, TRAINED_A, TRAINED_B = 10, 9876543210, 1234567899  # the live widget's first sum
 
 
 def trained_model(path=TRAINED):
@@ -88,27 +88,39 @@ def trained_model(path=TRAINED):
     return Adder(**vars(model))
 
 
+def attention_maps(model, a=TRAINED_A, b=TRAINED_B):
+    """Each head's attention at every step of ``a + b``, ``[n_head, n_steps, n_ctx]``, and the text it reads."""
+    steps = handtf.adder_steps(model, a, b)
+    maps = np.zeros((model.n_head, len(steps), model.n_ctx))
+    for i, step in enumerate(steps):
+        maps[:, i, : step.position + 1] = step.attention
+    return maps, model.prompt(a, b) + "".join(str(s.digit) for s in steps[:-1])
+
+
+def matching_heads(trained, hand):
+    """For each hand-set head, the trained head whose attention overlaps it most (``[n_head, n_steps, n_ctx]`` each)."""
+    return [int(np.argmax([(np.minimum(t, h)).sum() for t in trained])) for h in hand]
+
+
 @figure("adder-learned", words={
-    "en": {"hand": "hand-set", "learned": "trained", "head": "head", "row": "writes"},
-    "zh": {"hand": "手工设定", "learned": "训练得到", "head": "头", "row": "写出"},
+    "en": {"title": "trained head {trained}; circles: hand-set head {hand} ({reads})", "row": "writes",
+           "reads0": "a_i, b_i", "reads1": "a_i−1, b_i−1, s_i−1", "col": "the text it reads, position 0 to 31"},
+    "zh": {"title": "训练得到的头 {trained}；圆圈：手工设定的头 {hand}（{reads}）", "row": "写出",
+           "reads0": "a_i、b_i", "reads1": "a_i−1、b_i−1、s_i−1", "col": "它读到的文本，位置 0 到 31"},
 })
 def adder_learned(words):
-    fig = plt.figure(figsize=(4.4, 8.4))
-    axes = fig.subplots(4, 1)
-    fig.subplots_adjust(left=0.2, right=0.97, bottom=0.01, top=0.93, hspace=0.95)
-    blank = lambda value: "" if abs(value) < 0.005 else f"{value:.2f}".rstrip("0").rstrip(".")  # noqa: E731
-    panels = [(handtf.adder(TRAINED_DIGITS), words["hand"]), (trained_model(), words["learned"])]
-    k = 0
-    for model, name in panels:
-        steps = handtf.adder_steps(model, TRAINED_A, TRAINED_B)
-        text = model.prompt(TRAINED_A, TRAINED_B) + "".join(str(s.digit) for s in steps[:-1])
-        cols = [f"{i}:{c}" for i, c in enumerate(text)]
-        rows = [f"{words['row']} s{i}" for i in range(len(steps))]
-        for head in range(model.n_head):
-            pattern = np.zeros((len(steps), len(cols)))
-            for i, step in enumerate(steps):
-                pattern[i, : step.position + 1] = step.attention[head]
-            heatmap(axes[k], pattern, rows, cols, title=f"{name}: {words['head']} {head}", norm=Normalize(-1, 1),
-                    text=blank, fontsize=9)
-            k += 1
+    trained, text = attention_maps(trained_model())
+    hand, _ = attention_maps(handtf.adder(TRAINED_DIGITS))
+    fig = plt.figure(figsize=(5.3, 5.4))
+    axes = fig.subplots(2, 1)
+    fig.subplots_adjust(left=0.1, right=0.99, bottom=0.03, top=0.9, hspace=0.62)
+    rows = [f"s{i}" for i in range(trained.shape[1])]
+    for head, (ax, match) in enumerate(zip(axes, matching_heads(trained, hand))):
+        title = words["title"].format(trained=match, hand=head, reads=words[f"reads{head}"])
+        heatmap(ax, trained[match], rows, list(text), norm=Normalize(-1, 1), text=lambda value: "", fontsize=9)
+        ax.set_title(title, fontsize=10, pad=9 * 2.1 + 4)
+        ys, xs = np.nonzero(hand[head])
+        ax.plot(xs, ys, "o", markersize=6.5, markerfacecolor="none", markeredgecolor=C.ink, markeredgewidth=1.1)
+        ax.set_ylabel(words["row"], fontsize=9)
+    axes[-1].set_xlabel(words["col"], fontsize=9)
     return fig

@@ -9,10 +9,10 @@
 // of the sum as the model writes it, where both heads look at each step, and the carry.
 
 import * as H from "./handtf.js";
-import { escape, markScrollRegions } from "./playground.js";
+import { colourScheme, escape, mapFigure, markScrollMaps, mountWidgets } from "./playground.js";
 import { CHARS, EMBED_LABELS, MODEL, N_DIGITS, N_HEAD } from "./adder-model.js";
 
-export const ADDER = deepFreeze({ chars: CHARS, n_digits: N_DIGITS, n_head: N_HEAD, weights: MODEL, embed_labels: EMBED_LABELS });
+export const ADDER = H.deepFreeze({ chars: CHARS, n_digits: N_DIGITS, n_head: N_HEAD, weights: MODEL, embed_labels: EMBED_LABELS });
 const COLUMN = EMBED_LABELS.indexOf("a+b");
 const BEFORE = EMBED_LABELS.indexOf("a'+b'+s'");
 
@@ -39,7 +39,7 @@ function addRows(x, y) {
 function gelu(x) {
   const c = Math.sqrt(2 / Math.PI);
   const xc = Math.min(Math.max(x, -10), 10);
-  return 0.5 * x * (1 + Math.tanh(c * (xc + 0.044715 * xc ** 3)));
+  return 0.5 * x * (1 + Math.tanh(c * (xc + 0.044715 * (xc * xc * xc))));
 }
 
 // causal multi-head self-attention (handtf.mha): the output and each head's weights [n_head][n_seq][n_seq]
@@ -173,14 +173,6 @@ const TEXT = {
   },
 };
 
-function language() {
-  return (document.documentElement.lang || "en").toLowerCase().startsWith("zh") ? "zh" : "en";
-}
-
-function scheme() {
-  return document.body.getAttribute("data-md-color-scheme") === "slate" ? "dark" : "light";
-}
-
 /** What the widget says about two typed numbers: null if the model reads them, else the message. */
 export function problemOf(a, b, model = ADDER) {
   try {
@@ -197,17 +189,14 @@ function heatmap(name, title, pattern, rows, cols) {
   const body = pattern
     .map((row, i) => {
       const cells = row.map((value) => {
-        const { fill, text } = H.cellColours(value, norm, scheme());
+        const { fill, text } = H.cellColours(value, norm, colourScheme());
         const shown = value === 0 ? "" : String(Math.round(value * 100) / 100);
         return `<td style="background:${fill};color:${text}">${shown}</td>`;
       });
       return `<tr><th scope="row">${escape(rows[i])}</th>${cells.join("")}</tr>`;
     })
     .join("");
-  return (
-    `<figure class="handtf-map" data-name="${name}"><figcaption>${escape(title)}</figcaption>` +
-    `<div class="handtf-scroll"><table class="handtf-table" aria-label="${escape(title)}"><thead>${head}</thead><tbody>${body}</tbody></table></div></figure>`
-  );
+  return mapFigure(name, title, head, body);
 }
 
 function stepTable(t, steps, text) {
@@ -223,10 +212,7 @@ function stepTable(t, steps, text) {
     row(t.carry, steps.map((s) => s.carry)),
   ].join("");
   const head = `<tr><th scope="col">${escape(t.step)}</th>${steps.map((_, i) => `<th scope="col">${escape(t.row(i))}</th>`).join("")}</tr>`;
-  return (
-    `<figure class="handtf-map" data-name="steps"><figcaption>${escape(t.table)}</figcaption>` +
-    `<div class="handtf-scroll"><table class="handtf-table" aria-label="${escape(t.table)}"><thead>${head}</thead><tbody>${body}</tbody></table></div></figure>`
-  );
+  return mapFigure("steps", t.table, head, body);
 }
 
 let uid = 0;
@@ -264,7 +250,7 @@ function mount(root, t, model = ADDER) {
       heatmap("head0", t.maps(0), map(0), rows, cols) +
       heatmap("head1", t.maps(1), map(1), rows, cols) +
       `</div>`;
-    requestAnimationFrame(() => markScrollRegions([...root.querySelectorAll(".handtf-scroll")]));
+    markScrollMaps(root);
   }
 
   const update = () => {
@@ -282,30 +268,7 @@ function mount(root, t, model = ADDER) {
   return render;
 }
 
-function deepFreeze(tree) {
-  if (tree && typeof tree === "object") Object.values(tree).forEach(deepFreeze);
-  return Object.freeze(tree);
-}
-
-function mountAll() {
-  const t = TEXT[language()];
-  const renders = [];
-  for (const root of document.querySelectorAll("[data-handtf-adder]")) {
-    if (root.dataset.handtfMounted) continue;
-    root.dataset.handtfMounted = "true";
-    root.classList.add("handtf-widget", "handtf-adder");
-    renders.push(mount(root, t));
-  }
-  if (renders.length) {
-    new MutationObserver(() => renders.forEach((render) => render())).observe(document.body, {
-      attributes: true,
-      attributeFilter: ["data-md-color-scheme"],
-    });
-  }
-}
-
 if (typeof window !== "undefined") {
   window.handtfAdder = Object.freeze({ ADDER, forward, adderSteps, add, prompt, digitsOf, problemOf, TEXT });
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mountAll);
-  else mountAll();
+  mountWidgets("[data-handtf-adder]", mount, TEXT);
 }

@@ -593,7 +593,8 @@ export function cellColours(value, norm, scheme = "light") {
   return { fill: colours.lut[index], text: colours.text[index] };
 }
 
-function deepFreeze(tree) {
+/** Freeze `tree` and every array and object in it (a model shared by every caller), and return it. */
+export function deepFreeze(tree) {
   if (tree && typeof tree === "object") Object.values(tree).forEach(deepFreeze);
   return Object.freeze(tree);
 }

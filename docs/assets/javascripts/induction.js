@@ -12,11 +12,11 @@
 // every position and the positions the rule claims. Bad input is refused as Python refuses it.
 
 import * as H from "./handtf.js";
-import { escape, markScrollRegions } from "./playground.js";
+import { colourScheme, escape, mapFigure, markScrollMaps, mountWidgets } from "./playground.js";
 import { CHARS, EMBED_LABELS, MODEL, N_CTX, N_HEAD } from "./induction-model.js";
 
 /** The generated model, in the form of handtf's InductionHead (chars, n_ctx, n_head, weights). */
-export const INDUCTION = deepFreeze({ chars: CHARS, n_ctx: N_CTX, n_head: N_HEAD, weights: MODEL, embed_labels: EMBED_LABELS });
+export const INDUCTION = H.deepFreeze({ chars: CHARS, n_ctx: N_CTX, n_head: N_HEAD, weights: MODEL, embed_labels: EMBED_LABELS });
 
 // ------------------------------------------------------------ checks at the boundary (as handtf.patterns.induction's)
 
@@ -168,14 +168,6 @@ function listOf(chars, word) {
   return chars.length <= 2 ? chars.join(` ${word} `) : `${chars.slice(0, -1).join(", ")} ${word} ${chars.at(-1)}`;
 }
 
-function language() {
-  return (document.documentElement.lang || "en").toLowerCase().startsWith("zh") ? "zh" : "en";
-}
-
-function scheme() {
-  return document.body.getAttribute("data-md-color-scheme") === "slate" ? "dark" : "light";
-}
-
 /** What the widget says about `text`: null if the model reads it, else the reader's message (positions from 0). */
 export function problemOf(text, t = TEXT.en, model = INDUCTION) {
   const chars = [...text];
@@ -194,16 +186,13 @@ function heatmap(name, title, pattern, labels) {
   const body = pattern
     .map((row, i) => {
       const cells = row.map((value) => {
-        const { fill, text } = H.cellColours(value, norm, scheme());
+        const { fill, text } = H.cellColours(value, norm, colourScheme());
         return `<td style="background:${fill};color:${text}">${H.cellText(value)}</td>`;
       });
       return `<tr><th scope="row">${escape(labels[i])}</th>${cells.join("")}</tr>`;
     })
     .join("");
-  return (
-    `<figure class="handtf-map" data-name="${name}"><figcaption>${escape(title)}</figcaption>` +
-    `<div class="handtf-scroll"><table class="handtf-table" aria-label="${escape(title)}"><thead>${head}</thead><tbody>${body}</tbody></table></div></figure>`
-  );
+  return mapFigure(name, title, head, body);
 }
 
 // the positions as columns: token, where each head looks, the prediction, the rule's claim
@@ -219,15 +208,7 @@ function positionTable(t, trace) {
     row(t.rule, trace.rule.map((c) => (c === null ? t.notClaimed : c))),
   ].join("");
   const head = `<tr><th scope="col">${escape(t.position)}</th>${chars.map((_, i) => `<th scope="col">${i}</th>`).join("")}</tr>`;
-  return (
-    `<figure class="handtf-map" data-name="positions"><figcaption>${escape(t.table)}</figcaption>` +
-    `<div class="handtf-scroll"><table class="handtf-table" aria-label="${escape(t.table)}"><thead>${head}</thead><tbody>${body}</tbody></table></div></figure>`
-  );
-}
-
-// a map wider than its box scrolls sideways and is then a tab stop (as playground.js does for its maps)
-function markScrollable(root) {
-  requestAnimationFrame(() => markScrollRegions([...root.querySelectorAll(".handtf-scroll")]));
+  return mapFigure("positions", t.table, head, body);
 }
 
 let uid = 0;
@@ -260,7 +241,7 @@ function mount(root, t, model = INDUCTION) {
       heatmap("first", t.mapTitle(t.first), trace.first, labels) +
       heatmap("second", t.mapTitle(t.second), trace.second, labels) +
       `</div>`;
-    markScrollable(root);
+    markScrollMaps(root); // a map wider than its box scrolls sideways and is then a tab stop
   }
 
   input.addEventListener("input", () => {
@@ -286,32 +267,7 @@ function mount(root, t, model = INDUCTION) {
   return render;
 }
 
-function deepFreeze(tree) {
-  if (tree && typeof tree === "object") Object.values(tree).forEach(deepFreeze);
-  return Object.freeze(tree);
-}
-
-function mountAll() {
-  const t = TEXT[language()];
-  const renders = [];
-  for (const root of document.querySelectorAll("[data-handtf-induction]")) {
-    if (root.dataset.handtfMounted) continue;
-    root.dataset.handtfMounted = "true";
-    root.classList.add("handtf-widget");
-    renders.push(mount(root, t));
-  }
-  if (renders.length) {
-    // the heat maps take the figures' colours of the scheme the reader switches to
-    new MutationObserver(() => renders.forEach((render) => render())).observe(document.body, {
-      attributes: true,
-      attributeFilter: ["data-md-color-scheme"],
-    });
-    window.addEventListener("resize", () => document.querySelectorAll("[data-handtf-induction]").forEach(markScrollable));
-  }
-}
-
 if (typeof window !== "undefined") {
   window.handtfInduction = Object.freeze({ INDUCTION, inductionRule, inductionTrace, inductionAttention, tokenize, pyRepr, problemOf, TEXT });
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mountAll);
-  else mountAll();
+  mountWidgets("[data-handtf-induction]", mount, TEXT);
 }

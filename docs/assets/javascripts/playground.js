@@ -119,15 +119,21 @@ const LG_STEPS = { min: -3, max: 20, step: 0.25 }; // the slider moves log2(Lg)
 let scheme = "light";
 const renderers = []; // every widget's redraw, for a change of scheme
 
+/** The page's colour scheme, "light" or "dark" (Material's palette toggle sets data-md-color-scheme). */
+export function colourScheme() {
+  return document.body.getAttribute("data-md-color-scheme") === "slate" ? "dark" : "light";
+}
+
 function applyScheme() {
-  scheme = document.body.getAttribute("data-md-color-scheme") === "slate" ? "dark" : "light";
+  scheme = colourScheme();
   const colours = H.COLOURS[scheme];
   for (const [name, value] of Object.entries({ bg: colours.bg, ink: colours.ink, muted: colours.muted, grid: colours.grid })) {
     document.documentElement.style.setProperty(`--handtf-map-${name}`, value);
   }
 }
 
-function language() {
+/** The page's language: "zh" on a Chinese page, else "en". */
+export function language() {
   return (document.documentElement.lang || "en").toLowerCase().startsWith("zh") ? "zh" : "en";
 }
 
@@ -458,7 +464,7 @@ function markScrollable() {
 }
 
 // each box that is wider than it shows becomes a tab stop named after its heading; the others not
-// (all reads, then all writes: one layout); induction.js marks its maps with it too
+// (all reads, then all writes: one layout); induction.js and adder.js mark their maps with it (markScrollMaps)
 export function markScrollRegions(scrolls) {
   const wide = scrolls.map((scroll) => scroll.scrollWidth > scroll.clientWidth + 1);
   scrolls.forEach((scroll, i) => {
@@ -472,6 +478,46 @@ export function markScrollRegions(scrolls) {
       scroll.removeAttribute("aria-label");
     }
   });
+}
+
+// ------------------------------------------------------------ what the pages' own widgets share (induction.js, adder.js)
+
+/** A map or table as a figure: its caption, then the table in a box that scrolls sideways when it is too wide. */
+export function mapFigure(name, title, head, body) {
+  return (
+    `<figure class="handtf-map" data-name="${name}"><figcaption>${escape(title)}</figcaption>` +
+    `<div class="handtf-scroll"><table class="handtf-table" aria-label="${escape(title)}"><thead>${head}</thead><tbody>${body}</tbody></table></div></figure>`
+  );
+}
+
+/** Mark the boxes of one widget's maps after the next layout (markScrollRegions). */
+export function markScrollMaps(root) {
+  requestAnimationFrame(() => markScrollRegions([...root.querySelectorAll(".handtf-scroll")]));
+}
+
+/**
+ * Mount every element that matches `selector`, once, when the page is ready: `mount(root, t)`, with
+ * `t = texts[language()]`, draws it and returns its redraw, which runs again when the reader switches
+ * the colour scheme (the maps take the figures' colours); its maps are marked again on resize.
+ */
+export function mountWidgets(selector, mount, texts) {
+  const mountAll = () => {
+    const mounted = [];
+    for (const root of document.querySelectorAll(selector)) {
+      if (root.dataset.handtfMounted) continue;
+      root.dataset.handtfMounted = "true";
+      root.classList.add("handtf-widget");
+      mounted.push([root, mount(root, texts[language()])]);
+    }
+    if (!mounted.length) return;
+    new MutationObserver(() => mounted.forEach(([, render]) => render())).observe(document.body, {
+      attributes: true,
+      attributeFilter: ["data-md-color-scheme"],
+    });
+    window.addEventListener("resize", () => mounted.forEach(([root]) => markScrollMaps(root)));
+  };
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mountAll);
+  else mountAll();
 }
 
 // ------------------------------------------------------------ controls
