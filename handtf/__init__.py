@@ -13,8 +13,8 @@ The package's folders follow the site's outline:
   ``tracing`` with ``recording``);
 - ``patterns``: other models set by hand on the same forward pass
   (``compiler``, ``induction``);
-- ``training``: backpropagation (``backprop``) and the optimiser with the
-  trainer (``trainer``);
+- ``training``: backpropagation (``backprop``), the optimiser every trainer
+  shares (``optimiser``) and the trainers (``trainer``, ``adder``);
 - ``blocks``: the general Transformer building blocks, one module per idea
   (``activations``, ``layers``, ``attend`` with the package's one
   ``attention``, ``masks``, ``positions``, ``loss``);

@@ -81,14 +81,14 @@ def check_steps(name, value):
     return check_int_range(name, value, 1, MAX_STEPS, " (MAX_STEPS, a bound that keeps a typo from running for days)")
 
 
-def check_positive(name, value):
-    """A real number > 0 (a temperature, a learning-rate factor)."""
-    return check_real(name, value, 0, low_open=True, allowed="a positive finite number")
+def check_positive(name, value, at_most=math.inf):
+    """A real number > 0 (``lg``, a temperature, a learning rate, ``top_p``), at most ``at_most``: the one positive-number rule."""
+    return check_real(name, value, 0, at_most, low_open=True)
 
 
 def check_fraction(name, value):
     """A number in [0, 1): a probability that is not 1 (a rate, a beta, a smoothing)."""
-    return check_real(name, value, 0, 1, high_open=True, allowed="a number in [0, 1)")
+    return check_real(name, value, 0, 1, high_open=True)
 
 
 def optional(reader):
@@ -126,8 +126,11 @@ def check_elements(name, shape):
     return dims
 
 
-def check_real(name, value, low=-math.inf, high=math.inf, low_open=False, high_open=False, allowed=None):
-    """A finite real number in ``[low, high]`` (``(low`` with ``low_open``, ``high)`` with ``high_open``); ``allowed`` words the error."""
+def check_real(name, value, low=-math.inf, high=math.inf, low_open=False, high_open=False):
+    """A finite real number in ``[low, high]`` (``(low`` with ``low_open``, ``high)`` with ``high_open``).
+
+    Every error about a number's range is worded here (``allowed_reals``).
+    """
     if isinstance(value, bool) or not isinstance(value, Real):
         raise TypeError(f"{name} must be a real number, got {shown(value)}")
     try:
@@ -135,12 +138,24 @@ def check_real(name, value, low=-math.inf, high=math.inf, low_open=False, high_o
     except OverflowError:  # a Python int beyond float64
         number = math.inf
     if not (math.isfinite(number) and low <= number <= high) or number in ((low,) if low_open else ()) + ((high,) if high_open else ()):
-        if high < math.inf:
-            bounds = f" in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
-        else:
-            bounds = f" {'>' if low_open else '>='} {low:g}" if low > -math.inf else ""
-        raise ValueError(f"{name} must be {allowed or 'a finite number' + bounds}, got {shown(value)}")
+        raise ValueError(f"{name} must be {allowed_reals(low, high, low_open, high_open)}, got {shown(value)}")
     return number
+
+
+def allowed_reals(low, high, low_open, high_open):
+    """What ``check_real`` allows, in words: above 0 is "positive", any other range its bounds.
+
+    >>> allowed_reals(0, math.inf, True, False), allowed_reals(0, 1, True, False), allowed_reals(0, math.inf, False, False)
+    ('a positive finite number', 'a positive finite number at most 1', 'a finite number >= 0')
+    >>> allowed_reals(0, 1, False, True)
+    'a finite number in [0, 1)'
+    """
+    upper = f" {'below' if high_open else 'at most'} {high:g}" if high < math.inf else ""
+    if low == 0 and low_open:  # the positive-number rule
+        return "a positive finite number" + upper
+    if high < math.inf:
+        return f"a finite number in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+    return "a finite number" + (f" {'>' if low_open else '>='} {low:g}" if low > -math.inf else "")
 
 
 def read_array(name, value, what="an array of real numbers"):

@@ -187,7 +187,9 @@ def on_pre_build(config):
 # heading by its module, so a link to an API page's old anchor (a course's
 # api-blocks/#handtf.attend.attention) would land at the top of the page. No plugin keeps
 # old fragments (mkdocs-redirects maps whole pages): each moved object's heading also
-# carries its old id, on an empty element just before it.
+# carries its old id, on an empty element just before it. A module that was split
+# (handtf.training: the optimiser and the trainer) is the old module of each part: an old
+# object's id lands on the part that holds it, and an id is given once a page (the first).
 MOVED_MODULES = {  # new module: old module
     "handtf.blocks.activations": "handtf.activations", "handtf.blocks.layers": "handtf.layers",
     "handtf.blocks.attend": "handtf.attend", "handtf.blocks.masks": "handtf.masks",
@@ -197,8 +199,10 @@ MOVED_MODULES = {  # new module: old module
     "handtf.model.evaluation": "handtf.evaluation", "handtf.model.tracing": "handtf.tracing",
     "handtf.model.recording": "handtf.recording", "handtf.patterns.compiler": "handtf.compiler",
     "handtf.patterns.induction": "handtf.induction", "handtf.training.backprop": "handtf.gpt_grads",
-    "handtf.training.trainer": "handtf.training", "handtf.seq2seq.training": "handtf.seq2seq_training",
+    "handtf.training.optimiser": "handtf.training", "handtf.training.trainer": "handtf.training",
+    "handtf.seq2seq.training": "handtf.seq2seq_training",
     "handtf.seq2seq.translate": "handtf.translate", "handtf.seq2seq.decoding": "handtf.decoding",
+    "handtf.trees.leaves": "handtf.training.leaves",  # an object that moved alone: 1.0's leaves, now the one tree walk's
 }
 _MOVED_ID = re.compile(r'<(h[1-6]|div)\b[^>]*\bid="(' + "|".join(map(re.escape, MOVED_MODULES)) + r')((?:\.\w+)*)"')
 
@@ -206,4 +210,13 @@ _MOVED_ID = re.compile(r'<(h[1-6]|div)\b[^>]*\bid="(' + "|".join(map(re.escape, 
 def on_page_content(html, page, config, files):
     if not page.file.src_uri.startswith("api"):
         return html
-    return _MOVED_ID.sub(lambda m: f'<span id="{MOVED_MODULES[m[2]]}{m[3]}"></span>{m[0]}', html)
+    given = set(re.findall(r'\bid="([^"]+)"', html))
+
+    def old_id(match):
+        old = MOVED_MODULES[match[2]] + match[3]
+        if old in given:
+            return match[0]
+        given.add(old)
+        return f'<span id="{old}"></span>{match[0]}'
+
+    return _MOVED_ID.sub(old_id, html)

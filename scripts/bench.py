@@ -7,6 +7,9 @@ microseconds per scored prefix for each and their ratio (target: at least
 number of new tokens, so the time per token of the two runs should agree
 (the ratio printed should be near 1, not near 10).
 
+It also times the cube inside ``gelu``: ``x * x * x`` against numpy's ``x**3``,
+a general power (the ratio printed is how many times slower ``**`` is).
+
 Last it runs ``scripts/bench_training.py``, the two training runs (skip
 them with ``--no-training``).
 
@@ -83,6 +86,13 @@ def main():
     assert tokens == [0] * 40_001
     print(f"greedy_search, 40_000 steps: {long_s:8.2f} s ({long_s / 40_000 * 1e6:.0f} us per step; "
           f"4_000 steps: {short_s / 4_000 * 1e6:.0f} us per step, ratio {long_s / 40_000 / (short_s / 4_000):.2f})")
+
+    x = np.random.default_rng(0).normal(0, 3, 1_000_000)
+    power_s, by_power = best_time(lambda: x**3, args.repeats)
+    product_s, by_product = best_time(lambda: x * x * x, args.repeats)
+    assert np.allclose(by_power, by_product, rtol=1e-15, atol=0)
+    print(f"gelu's cube on 10^6 floats: x * x * x {product_s * 1e3:.1f} ms, x**3 {power_s * 1e3:.1f} ms "
+          f"(** is {power_s / product_s:.0f}x slower)")
 
     if not args.no_training:
         bench_training.main([])  # the two training runs: scripts/bench_training.py

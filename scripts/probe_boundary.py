@@ -98,9 +98,9 @@ PROBES = [
     ("build_model lg='1024'", lambda: h.build_model("1024"), error("lg")),
     ("build_model lg=1e-320", lambda: h.build_model(1e-320), value(lambda m: set(m) == {"wte", "wpe", "blocks"})),
     ("c_attn_weights lg=10**400", lambda: h.c_attn_weights(BIG), error("lg")),
-    ("learning_rate step=10**400", lambda: h.training.trainer.learning_rate(BIG, 8, 4), error("step")),
-    ("learning_rate factor=10**400", lambda: h.training.trainer.learning_rate(1, 8, 4, factor=BIG), error("factor")),
-    ("learning_rate d_model=0", lambda: h.training.trainer.learning_rate(1, 0, 4), error("d_model")),
+    ("learning_rate step=10**400", lambda: h.training.optimiser.learning_rate(BIG, 8, 4), error("step")),
+    ("learning_rate factor=10**400", lambda: h.training.optimiser.learning_rate(1, 8, 4, factor=BIG), error("factor")),
+    ("learning_rate d_model=0", lambda: h.training.optimiser.learning_rate(1, 0, 4), error("d_model")),
     ("format_number 10**400", lambda: h.format_number(BIG), error("value")),
     ("format_number digits=10**400", lambda: h.format_number(1.0, digits=BIG), error("digits")),
     ("format_number digits=-1", lambda: h.format_number(1.0, digits=-1), error("digits")),
@@ -127,9 +127,9 @@ PROBES = [
     ("smoothed_targets n_vocab=10**400", lambda: h.smoothed_targets([0], BIG), error("n_vocab")),
     ("smoothed_targets n_vocab=0", lambda: h.smoothed_targets([0], 0), error("n_vocab")),
     ("embedding_backward n_vocab=10**12", lambda: h.embedding_backward(np.ones((1, 2)), [0], 10**12), error("n_vocab")),
-    ("dropout_mask shape=(10**400,)", lambda: h.training.trainer.dropout_mask((BIG,), 0.5, RNG), error("shape")),
-    ("dropout_mask shape=2.5", lambda: h.training.trainer.dropout_mask(2.5, 0.5, RNG), error("shape")),
-    ("dropout_mask rng=0", lambda: h.training.trainer.dropout_mask((2,), 0.5, 0), error("rng")),
+    ("dropout_mask shape=(10**400,)", lambda: h.training.optimiser.dropout_mask((BIG,), 0.5, RNG), error("shape")),
+    ("dropout_mask shape=2.5", lambda: h.training.optimiser.dropout_mask(2.5, 0.5, RNG), error("shape")),
+    ("dropout_mask rng=0", lambda: h.training.optimiser.dropout_mask((2,), 0.5, 0), error("rng")),
     ("init_weights n_embd=10**6", lambda: h.training.trainer.init_weights(0, n_embd=10**6), error("n_embd")),
     ("complete max_new_tokens=10**400", lambda: h.complete("a", BIG), error("max_new_tokens")),
     ("complete max_new_tokens=IntLike(2)", lambda: h.complete("a", IntLike(2)), value(lambda r: r == h.complete("a", 2))),
@@ -220,9 +220,9 @@ PROBES = [
     ("evaluate text None", lambda: h.evaluate(None), error("text")),
     ("compile_pattern pattern bytes", lambda: h.compile_pattern(b"ab"), error("pattern")),
     ("compile_pattern dtype 'fast'", lambda: h.compile_pattern("ab", dtype="fast"), error("dtype")),
-    ("adam_step step=10**400", lambda: h.training.trainer.adam_step([np.zeros(2)], [np.ones(2)], [(np.zeros(2), np.zeros(2))], BIG, 0.1), error("step")),
-    ("adam_step grads ragged", lambda: h.training.trainer.adam_step([np.zeros(2)], [[1.0, [2.0]]], [(np.zeros(2), np.zeros(2))], 1, 0.1), error("grads")),
-    ("adam_step lr NaN", lambda: h.training.trainer.adam_step([np.zeros(2)], [np.ones(2)], [(np.zeros(2), np.zeros(2))], 1, NAN), error("lr")),
+    ("adam_step step=10**400", lambda: h.training.optimiser.adam_step([np.zeros(2)], [np.ones(2)], [(np.zeros(2), np.zeros(2))], BIG, 0.1), error("step")),
+    ("adam_step grads ragged", lambda: h.training.optimiser.adam_step([np.zeros(2)], [[1.0, [2.0]]], [(np.zeros(2), np.zeros(2))], 1, 0.1), error("grads")),
+    ("adam_step lr NaN", lambda: h.training.optimiser.adam_step([np.zeros(2)], [np.ones(2)], [(np.zeros(2), np.zeros(2))], 1, NAN), error("lr")),
     ("induction_attention text 10**400", lambda: h.induction_attention(h.induction_head(), BIG), error("text")),
     ("verify_induction dtypes 'x'", lambda: h.verify_induction(dtypes="float64"), error("dtypes")),
     # extreme finite values: right, or a clear error naming the argument
@@ -259,7 +259,7 @@ PROBES = [
     ("smoothed_targets smoothing 1e-320", lambda: h.smoothed_targets([0], 2, 1e-320), value(close([[1, 0]]))),
     # state: a failing call changes nothing
     ("adam_step read-only param", lambda: adam_read_only(), value(lambda r: r)),
-    ("adam_step a list param", lambda: h.training.trainer.adam_step([[0.0, 0.0]], [np.ones(2)], [(np.zeros(2), np.zeros(2))], 1, 0.1), error("params")),
+    ("adam_step a list param", lambda: h.training.optimiser.adam_step([[0.0, 0.0]], [np.ones(2)], [(np.zeros(2), np.zeros(2))], 1, 0.1), error("params")),
     # callbacks
     ("greedy_search step_fn returns a str", lambda: h.greedy_search(lambda t: "ab", [0], 3), error("step_fn")),
     ("greedy_search step_fn returns ragged", lambda: h.greedy_search(lambda t: [[0.0], [0.0, 1.0]], [0], 3), error("step_fn")),
@@ -277,11 +277,11 @@ PROBES = [
     ("GPT2_SMALL's n_head written", lambda: write_refused(lambda: h.GPT2_SMALL.__setitem__("n_head", 1)), value(lambda r: r)),
     ("split_heads result written", lambda: written_result_leaves_x(lambda x: h.split_heads(x, 2)), value(lambda r: r)),
     ("verify_induction dtypes twice", lambda: h.verify_induction(h.induction_head("ab", n_ctx=4), (np.float64, np.float64)), error("dtypes")),
-    ("adam_step m is v", lambda: h.training.trainer.adam_step([np.zeros(2)], [np.ones(2)], [(M, M)], 1, 0.1), error("moments")),
+    ("adam_step m is v", lambda: h.training.optimiser.adam_step([np.zeros(2)], [np.ones(2)], [(M, M)], 1, 0.1), error("moments")),
     ("attention scores + mask overflow", lambda: h.attention(np.array([[1e154]]), np.array([[-1e154], [-1e154]]), np.eye(2), np.full((1, 2), -1e308)), error("mask")),
     ("ffn activation giving NaN", lambda: h.ffn(X, EYE, EYE, activation=lambda x: x * NAN), error("activation")),
     ("softmax_backward negative probs", lambda: h.softmax_backward(np.ones(2), np.array([-0.5, 1.5])), error("probs")),
-    ("dropout training='no'", lambda: h.training.trainer.dropout(np.ones(4), 0.5, RNG, training="no"), error("training")),
+    ("dropout training='no'", lambda: h.training.optimiser.dropout(np.ones(4), 0.5, RNG, training="no"), error("training")),
     ("beam_search length_penalty 1e6", lambda: h.beam_search(lambda t: np.log([0.5, 0.5]), [0], 2, 3, length_penalty=1e6), error("length_penalty")),
     ("cross_entropy target of probability 0", lambda: h.cross_entropy([[0.0, -INF]], [1]), error("target")),
     ("context_needed period 20,000", lambda: h.context_needed("a" * 19999 + "b"), error("pattern")),
@@ -317,7 +317,7 @@ def adam_read_only():
     param, m, v = np.zeros(3), np.zeros(3), np.zeros(3)
     param.setflags(write=False)
     try:
-        h.training.trainer.adam_step([param], [np.ones(3)], [(m, v)], 1, 0.1)
+        h.training.optimiser.adam_step([param], [np.ones(3)], [(m, v)], 1, 0.1)
     except (ValueError, TypeError) as error:
         return "params" in str(error) and not m.any() and not v.any()
     return False

@@ -94,7 +94,7 @@ def merge_heads_view():
 
 def dropout_identity():
     x = np.ones(3)
-    out = h.training.trainer.dropout(x, 0.5, training=False)
+    out = h.training.optimiser.dropout(x, 0.5, training=False)
     out[0] = 7.0
     return x[0] == 1.0
 
@@ -125,13 +125,13 @@ def greedy_step_appends():
 
 def adam_same_moment():
     p, m = np.zeros(2), np.zeros(2)
-    h.training.trainer.adam_step([p], [np.ones(2)], [(m, m)], 1, 0.1)
+    h.training.optimiser.adam_step([p], [np.ones(2)], [(m, m)], 1, 0.1)
     return p
 
 
 def adam_int_moments():
     p = np.zeros(2)
-    h.training.trainer.adam_step([p], [np.ones(2)], [(np.zeros(2, int), np.zeros(2, int))], 1, 0.1)
+    h.training.optimiser.adam_step([p], [np.ones(2)], [(np.zeros(2, int), np.zeros(2, int))], 1, 0.1)
     return p
 
 
@@ -176,7 +176,7 @@ PROBES = [
     ("ffn: activation giving NaN", lambda: h.ffn(X, EYE, EYE, activation=lambda x: x * NAN), clear(r"activation")),
     ("ffn: activation changing the shape", lambda: h.ffn(X, EYE, EYE, activation=lambda x: x[..., :1]), clear(r"activation")),
     ("softmax_backward: negative probs", lambda: h.softmax_backward(np.ones(2), np.array([-0.5, 1.5])), clear(r"probs")),
-    ("dropout: training='no'", lambda: h.training.trainer.dropout(np.ones(4), 0.5, np.random.default_rng(0), training="no"), clear(r"training")),
+    ("dropout: training='no'", lambda: h.training.optimiser.dropout(np.ones(4), 0.5, np.random.default_rng(0), training="no"), clear(r"training")),
     ("beam_search: length_penalty 1e6", lambda: h.beam_search(lambda t: np.log([0.5, 0.5]), [0], 2, 3, length_penalty=1e6), clear(r"length_penalty")),
     ("gpt2: batches of 2 and 3", lambda: h.attention(np.ones((2, 3, 2)), np.ones((3, 3, 2)), np.ones((3, 3, 2))), clear(r"batch")),
     # messages that mislead

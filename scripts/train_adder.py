@@ -18,7 +18,7 @@ import numpy as np
 
 from handtf import verify_adder
 from handtf.training.adder import train_adder
-from handtf.training.trainer import leaves
+from handtf.trees import leaves
 
 
 def main():

@@ -37,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import handtf  # noqa: E402
 from browsing import LAUNCH_ARGS, PREFIX, SubPathHandler, Visit, find_chromium  # noqa: E402
 from handtf.display import format_number  # noqa: E402
+from handtf.trees import paths  # noqa: E402
 from pages import ROOT  # noqa: E402
 from port_models import as_lists  # noqa: E402
 
@@ -89,10 +90,13 @@ class Holds:
 
 
 def same(got, want, exact=False):
-    if isinstance(want, dict):
-        return isinstance(got, dict) and got.keys() == want.keys() and all(same(got[k], want[k], exact) for k in want)
-    if isinstance(want, (list, tuple)):
-        return isinstance(got, list) and len(got) == len(want) and all(same(g, w, exact) for g, w in zip(got, want))
+    """``got`` has ``want``'s layout (the same paths, as handtf.trees walks them) and the same value at each."""
+    got, want = paths(got), paths(want)
+    return [p for p, _ in got] == [p for p, _ in want] and all(same_value(g, w, exact) for (_, g), (_, w) in zip(got, want))
+
+
+def same_value(got, want, exact):
+    """Floats within RELATIVE (``exact``: equal, -0 and 0 told apart); anything else equal and of the same type."""
     if isinstance(want, float) and isinstance(got, (int, float)) and not isinstance(got, bool):
         if exact:
             return got == want and np.signbit(got) == np.signbit(want)
@@ -215,8 +219,8 @@ def port_probes():
         ("buildModel: just below the overflow bound", f"handtf.buildModel({below!r}).blocks[0].attn.c_proj.w[7][6]", None,
          Value(below, exact=True)),
         ("buildModel: just above it", f"handtf.buildModel({above!r})", None, Refused(r"overflows float64")),
-        ("buildModel: NaN", "handtf.buildModel(NaN)", None, Refused(r"lg must be a finite number greater than 0")),
-        ("buildModel: -0", "handtf.buildModel(-0)", None, Refused(r"greater than 0")),
+        ("buildModel: NaN", "handtf.buildModel(NaN)", None, Refused(r"lg must be a positive finite number")),
+        ("buildModel: -0", "handtf.buildModel(-0)", None, Refused(r"positive finite number")),
         ("buildModel: true", "handtf.buildModel(true)", None, Refused(r"lg must be a number")),
         ("buildModel: a Number object", "handtf.buildModel(new Number(2))", None, Refused(r"lg must be a number")),
         # counts and bounds

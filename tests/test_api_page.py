@@ -87,8 +87,10 @@ OLD_ANCHORS = {
     "api-blocks": ["handtf.attend.attention", "handtf.layers.layer_norm", "handtf.masks.causal_mask",
                    "handtf.activations.softmax", "handtf.positions.rope", "handtf.loss.cross_entropy",
                    "handtf.decoding.beam_search", "handtf.translate.greedy_decode"],
-    "api-training": ["handtf.gpt_grads.loss_and_grads", "handtf.training.adam_step",
-                     "handtf.seq2seq_training.train_seq2seq", "handtf.recording.Recorder"],
+    "api-training": ["handtf.gpt_grads.loss_and_grads", "handtf.seq2seq_training.train_seq2seq", "handtf.recording.Recorder",
+                     # 1.0's handtf.training, since split into handtf.training.optimiser and handtf.training.trainer
+                     "handtf.training.adam_step", "handtf.training.learning_rate", "handtf.training.dropout_mask",
+                     "handtf.training.train", "handtf.training.init_weights", "handtf.training.leaves"],
 }
 
 
@@ -101,3 +103,5 @@ def test_an_old_api_anchor_still_lands_on_its_object(built_site, name, language)
         found = re.search(rf'<span id="{re.escape(anchor)}"></span><(h[1-6]|div)\b[^>]*\bid="([^"]+)"', page)
         assert found, f"{language}{name}/#{anchor} no longer exists"
         assert found[2].endswith("." + anchor.rpartition(".")[2]), f"#{anchor} lands on #{found[2]}"
+    ids = re.findall(r'\bid="([^"]+)"', page)
+    assert len(ids) == len(set(ids)), f"ids given twice: {sorted({i for i in ids if ids.count(i) > 1})}"

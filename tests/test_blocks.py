@@ -264,7 +264,7 @@ def test_layer_norm_refuses_g_and_b_of_the_wrong_shape(name, g, b):
 
 @pytest.mark.parametrize("eps", [-1e-5, -1, float("nan")])
 def test_layer_norm_refuses_a_negative_eps(eps):
-    with pytest.raises(ValueError, match="eps must be >= 0"):
+    with pytest.raises(ValueError, match="eps must be a finite number >= 0"):
         layer_norm(np.ones(4), np.ones(4), np.zeros(4), eps=eps)
 
 

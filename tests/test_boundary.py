@@ -277,7 +277,7 @@ def test_train_stops_when_the_weights_stop_being_finite():
 
 
 def test_adam_step_changes_nothing_when_it_fails():
-    from handtf.training.trainer import adam_step
+    from handtf.training.optimiser import adam_step
 
     param, m, v = np.zeros(3), np.zeros(3), np.zeros(3)
     param.setflags(write=False)

@@ -289,7 +289,7 @@ def test_bad_top_k(top_k, error, message):
 @pytest.mark.parametrize(
     "top_p, error, message",
     [
-        (0, ValueError, r"top_p must be in \(0, 1\], got 0"),
+        (0, ValueError, "top_p must be a positive finite number at most 1, got 0"),
         (-0.1, ValueError, "got -0.1"),
         (1.0000001, ValueError, "got 1.0000001"),
         (2, ValueError, "got 2"),

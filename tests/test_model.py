@@ -146,9 +146,9 @@ def test_gpt_refuses_bad_token_ids(inputs, error, message):
 @pytest.mark.parametrize(
     "kwargs, error, message",
     [
-        ({"lg": 0}, ValueError, "greater than 0"),
+        ({"lg": 0}, ValueError, "lg must be a positive finite number, got 0"),
         ({"lg": float("inf")}, ValueError, "finite"),
-        ({"lg": "big"}, TypeError, "lg must be a number, got str"),
+        ({"lg": "big"}, TypeError, "lg must be a real number, got 'big'"),
         ({"dtype": np.int64}, TypeError, "floating-point"),
     ],
 )

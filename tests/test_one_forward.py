@@ -1,7 +1,7 @@
 """One forward pass per architecture: each block, norm and attention is defined once, and everything runs it.
 
 The same for the backward pass and the optimiser: each backward function sits right below its forward
-function, and every trainer runs the one Adam, schedule and dropout mask of ``handtf.training.trainer``.
+function, and every trainer runs the one Adam, schedule and dropout mask of ``handtf.training.optimiser``.
 
 Two checks. ``test_*_runs_the_one_*`` replaces the one function that defines a
 piece of maths wherever handtf holds it (module attributes, dicts such as
@@ -29,7 +29,8 @@ from handtf import MODEL, compile_pattern, gpt, trace, train_induction
 from handtf.training.backprop import loss_and_grads
 from handtf.seq2seq import Config, forward, init_params
 from handtf.seq2seq.training import seq2seq_loss_and_grads, train_seq2seq
-from handtf.training.trainer import leaves, margins, pattern_windows, train
+from handtf.training.trainer import margins, pattern_windows, train
+from handtf.trees import leaves
 
 ROOT = Path(__file__).resolve().parent.parent
 MODULES = [importlib.import_module(m.name) for m in pkgutil.walk_packages(handtf.__path__, "handtf.")]
@@ -183,11 +184,11 @@ REGISTRY = {
                                          backward_with_a_larger_dout),
     "the encoder block's backward": ("seq2seq", "encoder_block_backward", SEQ2SEQ_GRADS, backward_with_a_larger_dout),
     "the decoder block's backward": ("seq2seq", "decoder_block_backward", SEQ2SEQ_GRADS, backward_with_a_larger_dout),
-    # the optimiser: every trainer runs handtf.training.trainer's
-    "Adam's step": ("training.trainer", "adam_step", TRAINERS, adam_with_a_larger_rate),
-    "Adam's moments": ("training.trainer", "adam_moments", TRAINERS, adam_from_other_moments),
-    "the learning-rate schedule": ("training.trainer", "learning_rate", ["train", "train_seq2seq"]),
-    "dropout's mask": ("training.trainer", "dropout_mask", ["seq2seq_loss_and_grads with dropout", "train_seq2seq"]),
+    # the optimiser: every trainer runs handtf.training.optimiser's
+    "Adam's step": ("training.optimiser", "adam_step", TRAINERS, adam_with_a_larger_rate),
+    "Adam's moments": ("training.optimiser", "adam_moments", TRAINERS, adam_from_other_moments),
+    "the learning-rate schedule": ("training.optimiser", "learning_rate", ["train", "train_seq2seq"]),
+    "dropout's mask": ("training.optimiser", "dropout_mask", ["seq2seq_loss_and_grads with dropout", "train_seq2seq"]),
 }
 
 
@@ -267,19 +268,19 @@ FORMULAS = {
     "Adam's running means, beta * m + (1 - beta) * g": (
         lambda n: isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) and getattr(n.left, "value", None) == 1
         and "beta" in ast.unparse(n.right),
-        {"training.trainer.adam_step"},
+        {"training.optimiser.adam_step"},
     ),
     "Adam's starting moments, a pair of zero arrays a weight": (
         lambda n: isinstance(n, ast.Tuple) and len(n.elts) == 2 and all(is_call_to(e, {"zeros_like"}) for e in n.elts),
-        {"training.trainer.adam_moments"},
+        {"training.optimiser.adam_moments"},
     ),
     "the warm-up schedule, step**-0.5 and warmup**-1.5": (
         lambda n: isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow) and ast.unparse(n.right) in ("-0.5", "-1.5"),
-        {"training.trainer.learning_rate"},
+        {"training.optimiser.learning_rate"},
     ),
     "dropout's mask, rng.random(shape) >= rate": (
         lambda n: isinstance(n, ast.Compare) and calls_in(n.left, {"random"}),
-        {"training.trainer.dropout_mask"},
+        {"training.optimiser.dropout_mask"},
     ),
 }
 

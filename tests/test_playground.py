@@ -26,6 +26,7 @@ import pytest
 
 import handtf
 from browsing import Visit
+from handtf.trees import tree_map
 from port_models import as_lists, load_hook, parse_module
 from pages import ROOT
 
@@ -139,15 +140,7 @@ def test_the_generated_module_holds_the_package_weights():
     assert values["MASK_VALUE"] == float(handtf.causal_mask(2)[0, 1]) == -1e10
     parts = values["LG_PARTS"]
     for lg in (0.25, 1.0, 3.0, 1024.0, 12345.678):  # the form build_model(lg) = constant + lg * per_lg
-        assert combine(parts["constant"], parts["per_lg"], lg) == as_lists(handtf.build_model(lg)), lg
-
-
-def combine(constant, per_lg, lg):
-    if isinstance(constant, dict):
-        return {key: combine(constant[key], per_lg[key], lg) for key in constant}
-    if isinstance(constant, list):
-        return [combine(c, d, lg) for c, d in zip(constant, per_lg)]
-    return constant + lg * per_lg
+        assert tree_map(lambda c, d: c + lg * d, parts["constant"], parts["per_lg"]) == as_lists(handtf.build_model(lg)), lg
 
 
 def test_the_build_refuses_a_build_model_that_is_not_linear_in_lg(monkeypatch):
@@ -268,7 +261,7 @@ def test_bad_input_gets_a_clear_error(port):
         "handtf.gpt([0], {...handtf.MODEL, blocks: [{attn: {c_attn: {w: [[1]], b: [0]}, c_proj: handtf.MODEL.blocks[0].attn.c_proj}}]})":
             "model.blocks[0].attn.c_attn.w must be an array of 8 rows",
         "handtf.gpt([0], {...handtf.MODEL, wpe: [[1, 2]]})": "model.wpe[0] must be an array of 8 numbers",
-        "handtf.buildModel(-1)": "lg must be a finite number greater than 0, got -1",
+        "handtf.buildModel(-1)": "lg must be a positive finite number, got -1",
         "handtf.buildModel('1024')": "lg must be a number, got the string \"1024\"",
         "handtf.trace('abc')": "'c' at position 2 is not a token; the allowed characters are 'a' and 'b'",
         "handtf.trace('')": "context is empty; the model needs at least one token ('a' or 'b')",

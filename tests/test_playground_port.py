@@ -403,7 +403,7 @@ def read_link(page, query):
         ("?edit=c_attn.w.0.0", 1024, [], ["bad c_attn.w.0.0"]),
         ("?edit=c_attn.w.00.0:5,c_proj.b.07:2", 1024, [["c_attn.w.0.0", 5], ["c_proj.b.7", 2]], []),  # one name a cell
         ("?edit=c_attn.w.8.0:1,c_attn.b.24:1,c_proj.w.0.8:1", 1024, [], ["bad c_attn.w.8.0:1", "bad c_attn.b.24:1", "bad c_proj.w.0.8:1"]),
-        ("?lg=1e400", 1024, [], ["bad lg=1e400 overflow 1e400"]),  # a number, too large: not "must be greater than 0"
+        ("?lg=1e400", 1024, [], ["bad lg=1e400 overflow 1e400"]),  # a number, too large: not "must be a positive number"
         ("?lg=1e+400", 1024, [], ["bad lg=1e 400 overflow 1e+400"]),
         ("?lg=-1e400", 1024, [], ["bad lg=-1e400 badLg -1e400"]),
         ("?lg=0", 1024, [], ["bad lg=0 badLg 0"]),

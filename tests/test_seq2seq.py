@@ -35,11 +35,6 @@ def params(config):
     return init_params(config, seed=0)
 
 
-def flatten(tree):
-    """Every array of a parameter tree, in a fixed order."""
-    return leaves(tree)
-
-
 # ---------------------------------------------------------------- shapes
 
 
@@ -70,12 +65,12 @@ def test_init_params_returns_weights_only():
     """The sizes live in the Config; the weights are only arrays, under 'encoder' and 'decoder'."""
     params = init_params(CONFIG, seed=0)
     assert sorted(params) == ["decoder", "encoder"]
-    assert all(isinstance(leaf, np.ndarray) for leaf in flatten(params))
+    assert all(isinstance(leaf, np.ndarray) for leaf in leaves(params))
     # every weight of the paper's layout, counted by hand: per attention 4 * (8*8 + 8), per mlp 8*32 + 32 + 32*8 + 8,
     # per layer norm 2 * 8; encoder block 1 attn + 1 mlp + 2 ln, decoder block 2 attn + 1 mlp + 3 ln; embeddings 4*8, 6*8
     attn, mlp, ln = 4 * (8 * 8 + 8), 8 * 32 + 32 + 32 * 8 + 8, 2 * 8
     expected = 4 * 8 + 6 * 8 + 2 * (attn + mlp + 2 * ln) + 2 * (2 * attn + mlp + 3 * ln)
-    assert sum(leaf.size for leaf in flatten(params)) == expected
+    assert sum(leaf.size for leaf in leaves(params)) == expected
 
 
 def test_parameter_shapes():
@@ -96,7 +91,7 @@ def test_parameter_shapes():
 
 def test_the_same_seed_gives_the_same_weights_and_outputs():
     a, b = init_params(CONFIG, seed=0), init_params(CONFIG, seed=0)
-    for x, y in zip(flatten(a), flatten(b), strict=True):
+    for x, y in zip(leaves(a), leaves(b), strict=True):
         np.testing.assert_array_equal(x, y)
     np.testing.assert_array_equal(forward(SRC, TGT, a, CONFIG), forward(SRC, TGT, b, CONFIG))
 

@@ -6,7 +6,7 @@ import pytest
 from handtf import Config, forward, init_params
 from handtf import smoothed_targets, soft_cross_entropy
 from handtf.seq2seq.training import BOS, EOS, exact_match, seq2seq_loss_and_grads, task_pairs, train_seq2seq
-from handtf.training.trainer import leaves
+from handtf.trees import leaves
 
 from test_backprop import assert_gradient, numerical_gradient
 

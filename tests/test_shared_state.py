@@ -124,8 +124,8 @@ X = np.arange(8.0).reshape(2, 4)
 VIEWS = [  # calls whose plain numpy answer is a view of (or is) an argument
     ("split_heads", lambda x: handtf.split_heads(x, 2), X),
     ("merge_heads", lambda x: handtf.merge_heads(x), X.reshape(2, 1, 4)),
-    ("dropout at inference", lambda x: handtf.training.trainer.dropout(x, 0.5, training=False), X),
-    ("dropout of rate 0", lambda x: handtf.training.trainer.dropout(x, 0.0), X),
+    ("dropout at inference", lambda x: handtf.training.optimiser.dropout(x, 0.5, training=False), X),
+    ("dropout of rate 0", lambda x: handtf.training.optimiser.dropout(x, 0.0), X),
     ("apply_temperature", lambda x: handtf.apply_temperature(x, 1.0), X[0]),
     ("attend_heads", lambda x: handtf.attend_heads(x, x, x, 1, np.zeros((2, 2))), X),
 ]
@@ -170,11 +170,11 @@ def test_adam_updates_each_array_once():
     p = np.zeros(2)
     with pytest.raises(ValueError, match=r"^moments\[0\] and moments\[0\] must be separate arrays"):
         m = np.zeros(2)
-        handtf.training.trainer.adam_step([p], [np.ones(2)], [(m, m)], 1, 0.1)
+        handtf.training.optimiser.adam_step([p], [np.ones(2)], [(m, m)], 1, 0.1)
     with pytest.raises(ValueError, match=r"^params\[0\] and params\[1\] must be separate arrays"):
-        handtf.training.trainer.adam_step([p, p], [np.ones(2)] * 2, handtf.training.trainer.adam_moments([p, p]), 1, 0.1)
+        handtf.training.optimiser.adam_step([p, p], [np.ones(2)] * 2, handtf.training.optimiser.adam_moments([p, p]), 1, 0.1)
     with pytest.raises(TypeError, match=r"^moments\[0\] must be float arrays .*got int64 and int64$"):
-        handtf.training.trainer.adam_step([p], [np.ones(2)], [(np.zeros(2, int), np.zeros(2, int))], 1, 0.1)
+        handtf.training.optimiser.adam_step([p], [np.ones(2)], [(np.zeros(2, int), np.zeros(2, int))], 1, 0.1)
     assert not p.any()
 
 

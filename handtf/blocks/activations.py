@@ -37,7 +37,8 @@ def gelu(x):
     """
     c = math.sqrt(2 / math.pi)
     x_c = np.clip(x, -10, 10)  # [...], the same tanh, no overflow
-    return 0.5 * x * (1 + np.tanh(c * (x_c + 0.044715 * x_c**3)))  # [...]
+    cube = x_c * x_c * x_c  # [...], x_c**3 without numpy's slower general power
+    return 0.5 * x * (1 + np.tanh(c * (x_c + 0.044715 * cube)))  # [...]
 # --8<-- [end:gelu]
 
 
@@ -53,7 +54,7 @@ def gelu_backward(dout, x):
     """
     c = math.sqrt(2 / math.pi)
     x_c = np.clip(x, -10, 10)  # [...], as in gelu: beyond 10, t = ±1, dt = 0
-    t = np.tanh(c * (x_c + 0.044715 * x_c**3))  # [...]
+    t = np.tanh(c * (x_c + 0.044715 * x_c * x_c * x_c))  # [...], as in gelu
     dt = (1 - t**2) * c * (1 + 3 * 0.044715 * x_c**2)  # [...], the slope of t
     return dout * (0.5 * (1 + t) + 0.5 * x * dt)  # [...]
 # --8<-- [end:gelu_backward]

@@ -213,7 +213,7 @@ def check_linear(x, w, b):
 def check_layer_norm(x, g, b, eps):
     x = check_array("x", x, min_ndim=1, shape="[..., n_embd]")
     g, b = (check_tree(name, v, x.shape[-1:], " (n_embd, the last axis of x)") for name, v in (("g", g), ("b", b)))
-    eps = check_real("eps", eps, low=0, allowed=">= 0 and finite")
+    eps = check_real("eps", eps, low=0)
     if eps == 0 and (np.ptp(x, axis=-1) == 0).any():
         raise ValueError("eps = 0 divides by a zero variance: x has a constant row; use eps > 0 (default 1e-5)")
     return {"x": x, "g": g, "b": b, "eps": eps}

@@ -112,7 +112,7 @@ def check_smoothed_targets(targets, n_vocab, smoothing):
     return {
         "targets": targets,
         "n_vocab": n_vocab,
-        "smoothing": check_real("smoothing", smoothing, 0, 1, allowed="a number from 0 to 1"),
+        "smoothing": check_real("smoothing", smoothing, 0, 1),
     }
 
 

@@ -33,22 +33,22 @@ def _whole_number(text):
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
 
 
-def _count(text):
-    value = _whole_number(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    if value > MAX_NEW_TOKENS:
-        raise argparse.ArgumentTypeError(f"must be at most {MAX_NEW_TOKENS:,} (MAX_NEW_TOKENS), got {value:,}")
-    return value
+def _whole_number_in(low, high, high_name, low_words):
+    """An argparse type: a whole number from ``low`` (``low_words`` says so) to ``high`` (``high_name``)."""
+
+    def read(text):
+        value = _whole_number(text)
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be {low_words}, got {value}")
+        if value > high:
+            raise argparse.ArgumentTypeError(f"must be at most {high:,} ({high_name}), got {value:,}")
+        return value
+
+    return read
 
 
-def _max_len(text):
-    value = _whole_number(text)
-    if value < 2:
-        raise argparse.ArgumentTypeError(f"must be at least 2 (the shortest valid context), got {value}")
-    if value > MAX_LEN:
-        raise argparse.ArgumentTypeError(f"must be at most {MAX_LEN:,} (MAX_LEN), got {value:,}")
-    return value
+_count = _whole_number_in(0, MAX_NEW_TOKENS, "MAX_NEW_TOKENS", "0 or more")
+_max_len = _whole_number_in(2, MAX_LEN, "MAX_LEN", "at least 2 (the shortest valid context)")
 
 
 def _text(text):
@@ -76,6 +76,9 @@ class _Parser(argparse.ArgumentParser):
         print(self.format_help(), end="", file=file or sys.stdout)
 
 
+MAX_LEN_HELP = f"longest context to check (default 30, at most {MAX_LEN:,})"
+
+
 def build_parser():
     parser = _Parser(prog="handtf", description=DESCRIPTION)
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -92,13 +95,13 @@ def build_parser():
     p.add_argument("text", nargs="?", type=_text, default=PATTERN * 10, help="default: aab repeated 10 times")
 
     p = commands.add_parser("verify", help="check every valid (aab)* context up to a length")
-    p.add_argument("--max-len", type=_max_len, default=30, help=f"longest context to check (default 30, at most {MAX_LEN:,})")
+    p.add_argument("--max-len", type=_max_len, default=30, help=MAX_LEN_HELP)
     p.add_argument("--pattern", help="check a model compiled for this pattern instead, e.g. abcab")
 
     p = commands.add_parser("compile", help="design GPT-2 weights for any repeating pattern and check them")
     p.add_argument("pattern", help="the characters to repeat, e.g. abcab")
     p.add_argument("--n-ctx", type=_whole_number, default=None, help="the context window (default: the k the pattern needs)")
-    p.add_argument("--max-len", type=_max_len, default=30, help=f"longest context to check (default 30, at most {MAX_LEN:,})")
+    p.add_argument("--max-len", type=_max_len, default=30, help=MAX_LEN_HELP)
 
     cli_train.add_parser(commands)
     cli_induction.add_parser(commands, _whole_number)

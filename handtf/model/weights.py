@@ -13,7 +13,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from ..checks import check_float_dtype, check_real, checked
+from ..checks import check_float_dtype, check_positive, checked
 from ..trees import read_only, tree_map
 from .transformer import check_model, gpt
 
@@ -152,9 +152,7 @@ def as_dtype(tree, dtype):
 
 
 def check_lg(lg):
-    if isinstance(lg, bool) or not isinstance(lg, (int, float, np.integer, np.floating)):
-        raise TypeError(f"lg must be a number, got {type(lg).__name__}")
-    return check_real("lg", lg, 0, low_open=True, allowed="a finite number greater than 0")
+    return check_positive("lg", lg)
 
 
 def check_c_attn_weights(lg):

@@ -41,11 +41,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..blocks.attend import attention_weights
-from ..checks import type_name, check_alphabet, check_float_dtype, check_int_range, check_real, check_seed, check_steps, checked
+from ..checks import type_name, check_alphabet, check_float_dtype, check_int_range, check_positive, check_seed, check_steps, checked
 from .compiler import GPT2_SMALL, LG
 from ..training.backprop import loss_and_grads
 from ..model.transformer import gpt
-from ..training.trainer import adam_moments, adam_step, leaves
+from ..training.optimiser import adam_moments, adam_step
+from ..trees import leaves
 from ..model.weights import as_dtype
 
 MAX_SEQUENCES = 1_000_000  # the exhaustive check runs at most this many sequences (every length together)
@@ -349,8 +350,8 @@ def check_train_induction(alphabet, n_ctx, steps, seed, batch, lr, std):
     check_steps("steps", steps)
     check_seed("seed", seed)
     check_int_range("batch", batch, 1, 4096)
-    check_real("lr", lr, 0, 1, low_open=True)
-    check_real("std", std, 0, 10, low_open=True)
+    check_positive("lr", lr, at_most=1)
+    check_positive("std", std, at_most=10)
 
 
 def check_previous_token_head(v, n_ctx):

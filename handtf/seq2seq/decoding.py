@@ -17,7 +17,7 @@ import sys
 import numpy as np
 
 from ..blocks.activations import softmax
-from ..checks import check_callable, check_count, check_ids, check_int_range, check_real, check_rng, check_scores, check_steps, checked, read_array, shown
+from ..checks import check_callable, check_count, check_ids, check_int_range, check_positive, check_real, check_rng, check_scores, check_steps, checked, read_array, shown
 
 
 @checked
@@ -233,7 +233,7 @@ def check_greedy(logits):
 
 def check_apply_temperature(logits, temperature):
     logits = check_logits(logits)
-    temperature = check_real("temperature", temperature, low=0, low_open=True, allowed="a positive finite number")
+    temperature = check_positive("temperature", temperature)
     with np.errstate(over="ignore"):
         overflows = np.isinf(logits[np.isfinite(logits)] / temperature).any()
     if overflows:
@@ -250,7 +250,7 @@ def check_top_k_filter(logits, top_k):
 
 
 def check_top_p_filter(logits, top_p):
-    return {"logits": check_logits(logits), "top_p": check_real("top_p", top_p, low=0, high=1, low_open=True, allowed="in (0, 1]")}
+    return {"logits": check_logits(logits), "top_p": check_positive("top_p", top_p, at_most=1)}
 
 
 def check_sampling_distribution(logits, temperature, top_k, top_p):

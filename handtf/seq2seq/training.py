@@ -9,7 +9,7 @@ positional encoding, and on every sublayer's output before the residual sum
 same steps in reverse, through the backward function below each of those
 forward functions (``handtf.seq2seq.blocks``); the dropout masks are drawn
 once per step and used by both. Adam, the schedule and the dropout masks are
-:mod:`handtf.training.trainer`'s, which trains the GPT-2 layout with them.
+:mod:`handtf.training.optimiser`'s, the optimiser every trainer shares.
 
 The task: the source is a sequence of ``length`` symbols; the target is the
 same symbols (``copy``) or the same symbols backwards (``reverse``), then
@@ -22,13 +22,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..checks import check_callable, check_count, check_finite_result, check_ids, check_int_range, check_positive
-from ..checks import check_rng, check_seed, check_steps, check_size, checked, optional
+from ..checks import check_fraction, check_rng, check_seed, check_steps, check_size, checked, optional
 from ..blocks.layers import layer_norm, layer_norm_backward
 from ..blocks.loss import cross_entropy_backward, smoothed_targets, soft_cross_entropy
 from .blocks import RESIDUALS, decoder_block, decoder_block_backward, embed, embed_backward, encoder_block
 from .blocks import encoder_block_backward
 from .model import Config, check_params, init_params
-from ..training.trainer import adam_moments, adam_step, check_fraction, dropout_mask, leaves, learning_rate
+from ..training.optimiser import adam_moments, adam_step, dropout_mask, learning_rate
+from ..trees import leaves
 from .translate import beam_decode, greedy_decode
 
 BOS, EOS, FIRST_SYMBOL = 0, 1, 2

@@ -3,19 +3,19 @@
 :func:`train_adder` is the page's comparison: the same one layer, two heads,
 38 GELU units and 16 columns as :func:`handtf.adder`, every weight drawn at
 random, trained on fresh random additions by :func:`handtf.loss_and_grads` and
-the one Adam step of :mod:`handtf.training.trainer`.
+the one Adam step of :mod:`handtf.training.optimiser`.
 """
 
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..checks import check_int_range, check_real, check_seed, checked
+from ..checks import check_int_range, check_positive, check_seed, check_steps, checked
 from ..model.weights import as_dtype
 from ..patterns.addition import CHARS, LABELS, N_HEAD, Adder, adder, check_n_digits, encode
 from ..trees import leaves
 from .backprop import loss_and_grads
-from .trainer import adam_moments, adam_step
+from .optimiser import adam_moments, adam_step
 
 
 @dataclass(frozen=True)
@@ -68,8 +68,8 @@ def train_adder(n_digits=10, steps=1000, seed=0, batch=64, lr=0.003, std=0.2,
 
 def check_train_adder(n_digits, steps, seed, batch, lr, std, on_step):
     check_int_range("n_digits", n_digits, 1, 18, " (the additions are drawn in int64)")
-    check_int_range("steps", steps, 1, 1_000_000, " (a bound that keeps a typo from running for days)")
+    check_steps("steps", steps)
     check_seed("seed", seed)
     check_int_range("batch", batch, 1, 4096)
-    check_real("lr", lr, 0, 1, low_open=True)
-    check_real("std", std, 0, 10, low_open=True)
+    check_positive("lr", lr, at_most=1)
+    check_positive("std", std, at_most=10)

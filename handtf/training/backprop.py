@@ -87,5 +87,5 @@ def check_loss_and_grads(weights, inputs, targets, n_head, label_smoothing):
         "inputs": inputs,
         "targets": targets,
         "n_head": check_n_head(n_head, n_embd),
-        "label_smoothing": check_real("label_smoothing", label_smoothing, 0, 1, allowed="a number from 0 to 1"),
+        "label_smoothing": check_real("label_smoothing", label_smoothing, 0, 1),
     }

@@ -79,7 +79,7 @@ def trained_model(path=TRAINED):
     from pathlib import Path
 
     from handtf.patterns.addition import Adder
-    from handtf.training.trainer import leaves
+    from handtf.trees import leaves
 
     model = handtf.adder(TRAINED_DIGITS)
     with np.load(Path(__file__).parents[2] / path) as saved:

@@ -6,7 +6,8 @@ import math
 import numpy as np
 
 import handtf
-from handtf.training.trainer import learning_rate, train
+from handtf.training.optimiser import learning_rate
+from handtf.training.trainer import train
 
 from .common import MONO, C, heatmap, plt, restack, seq_labels, tidy
 from .registry import figure

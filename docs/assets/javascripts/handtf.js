@@ -158,7 +158,7 @@ function checkTokens(tokens, nVocab, nCtx) {
 
 function checkLg(lg) {
   if (typeof lg !== "number") throw new TypeError(`lg must be a number, got ${describe(lg)}`);
-  if (!(Number.isFinite(lg) && lg > 0)) throw new Error(`lg must be a finite number greater than 0, got ${lg}`);
+  if (!(Number.isFinite(lg) && lg > 0)) throw new Error(`lg must be a positive finite number, got ${lg}`);
 }
 
 function checkInteger(name, value) {
