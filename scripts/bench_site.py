@@ -28,7 +28,8 @@ In one run this times
 
 Timings depend on the machine's load, so the load average is printed with
 them, and each command's CPU time (its own and its children's) next to its
-wall-clock time; with the suite, also how busy all the cores were meanwhile (Chromium
+wall-clock time (the two builds are timed in turn; on a shared machine their
+ratio of CPU times is the steadier one); with the suite, also how busy all the cores were meanwhile (Chromium
 is not a child of the suite), and so the shortest time that much work can take on
 them. ``--skip-reload`` and ``--skip-tests`` leave out steps 3 and 4;
 ``--repeat N`` times each build and the reload N times and keeps the fastest.
@@ -327,9 +328,12 @@ def main(argv=None):
     print(f"before: {load()}", flush=True)
     with tempfile.TemporaryDirectory(prefix="handtf-bench-") as scratch:
         scratch = Path(scratch)
-        build = min(strict_build(ROOT, scratch) for _ in range(args.repeat))
+        builds, floors = [], []
+        for _ in range(args.repeat):  # in turn, so that both meet much the same load
+            builds.append(strict_build(ROOT, scratch))
+            floors.append(floor_build(ROOT, scratch))
+        build, floor = min(builds), min(floors)
         print(f"bilingual strict build:        {build}", flush=True)
-        floor = min(floor_build(ROOT, scratch) for _ in range(args.repeat))
         print(f"plugins-only floor:            {floor}   (no hooks, handtf_site, overrides; not strict)", flush=True)
         print(f"ratio:                         {build / floor}   (goal: at most {FLOOR_GOAL} x)", flush=True)
         if not args.skip_reload:
