@@ -49,8 +49,6 @@ import time
 import urllib.request
 from pathlib import Path
 
-import psutil
-
 ROOT = Path(__file__).resolve().parent.parent
 QUIET = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}  # Material's end-of-life banner, once per build
 BOTH = {k: v for k, v in QUIET.items() if k != "HANDTF_LOCALE"}  # the builds: both languages, whatever the shell says
@@ -301,6 +299,8 @@ def rebuilds(log):
 
 def process_cpu(pid):
     """CPU seconds (user + system) that process ``pid`` has used so far."""
+    import psutil  # (here: the floor's build and tests/test_bench_site.py import this module without it)
+
     times = psutil.Process(pid).cpu_times()
     return times.user + times.system
 
@@ -308,6 +308,8 @@ def process_cpu(pid):
 def machine_busy():
     """CPU seconds all cores have spent working since boot: every process's, Chromium's
     included (the suite's Chromium is no child of the suite, so its time is not in ``timed``'s)."""
+    import psutil
+
     times = psutil.cpu_times()
     return times.user + times.nice + times.system + times.irq + times.softirq
 
