@@ -46,6 +46,7 @@ server's.
 
 import argparse
 import contextlib
+import copy
 import datetime
 import html
 import ipaddress
@@ -59,7 +60,7 @@ import tempfile
 from pathlib import Path
 from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
-from bs4 import BeautifulSoup, NavigableString
+from bs4 import BeautifulSoup, NavigableString, Tag
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "hooks"))
@@ -305,34 +306,63 @@ def is_dark_variant(image):
     return source.endswith("#only-dark") or urlsplit(source).path.endswith(".dark.svg")
 
 
+def tags(root, test=None):
+    """``root.find_all(test)``, ``test`` a function of a tag (None: every tag), in a tenth of the
+    time: bs4's own matching of names and attributes costs ten times the walk over the tree."""
+    return [element for element in root.descendants if isinstance(element, Tag) and (test is None or test(element))]
+
+
+def strings(root, pattern):
+    """``root.find_all(string=pattern)``, as ``tags``: the texts below ``root`` that ``pattern`` finds."""
+    return [text for text in root.descendants if isinstance(text, NavigableString) and pattern.search(text)]
+
+
+def has_class(tag, names):
+    """bs4's ``class_=names``: one of the tag's classes, or all of them joined by spaces, is in ``names``."""
+    classes = tag.get("class")
+    if classes is None:
+        return False
+    classes = classes if isinstance(classes, list) else [classes]
+    return any(name in names for name in classes) or (len(classes) != 1 and " ".join(classes) in names)
+
+
+def decomposed(element):
+    """``element.decomposed``, without its cost: bs4 reads the property's attribute of a tag
+    not decomposed through ``Tag.__getattr__``, that is ``element.find("_decomposed")``, a
+    search of the whole subtree."""
+    return vars(element).get("_decomposed", False)
+
+
 def for_paper(article, solutions=True, words=None, live_url=None):
     """What differs on paper: each figure once (light), every collapsed block open, no
     screen-only text, no widget (the "Live:" paragraph before it names ``live_url``
     instead), no snippet marker, and in the student edition no solutions.
     Returns the number of solutions left out."""
     words = words or WORDS["en"]
-    for image in article.find_all(["img", "source"]):
+    for image in tags(article, lambda tag: tag.name in ("img", "source")):
         if is_dark_variant(image) or "handtf-phone" in image.get("class", []):  # the phone variant: the same figure, narrow
             parent = image.parent
             image.decompose()
             if parent.name == "a" and not parent.get_text(strip=True) and not parent.find(["img", "svg"]):
                 parent.decompose()  # a link that only opened the dark figure full size
-    for element in [*article.find_all(class_=("handtf-screen", "handtf-minutes", "handtf-where")), *article.find_all("noscript"),
-                    *article.find_all(attrs={"data-reading-time": True})]:
-        if not element.decomposed:
+    every = tags(article)
+    for element in [*(tag for tag in every if has_class(tag, ("handtf-screen", "handtf-minutes", "handtf-where"))),
+                    *(tag for tag in every if tag.name == "noscript"),
+                    *(tag for tag in every if tag.get("data-reading-time") is not None)]:
+        if not decomposed(element):
             element.decompose()
-    for element in article.find_all(class_="handtf-print"):
+    for element in tags(article, lambda tag: has_class(tag, ("handtf-print",))):
         element["class"] = [c for c in element["class"] if c != "handtf-print"]
-    for text in article.find_all(string=PAGE_WORDS[language_of(words)][0]):
+    for text in strings(article, PAGE_WORDS[language_of(words)][0]):
         comment = text.parent is not None and bool({"c", "c1", "ch", "cm"} & set(text.parent.get("class", [])))
         if comment or not text.find_parent(["pre", "code", "script", "style"]):
             text.replace_with(PAGE_WORDS[language_of(words)][0].sub(PAGE_WORDS[language_of(words)][1], text))
     for pattern, replacement in PRINT_WORDS[language_of(words)]:
-        for text in article.find_all(string=pattern):
+        for text in strings(article, pattern):
             if not text.find_parent(["pre", "code", "script", "style"]):
                 text.replace_with(pattern.sub(replacement, text))
-    for widget in article.find_all(is_widget):
-        if widget.decomposed:
+    for widget in tags(article, is_widget):
+        if decomposed(widget):
             continue
         before = widget.find_previous_sibling()
         strong = before.find("strong") if before is not None and before.name == "p" else None
@@ -347,17 +377,23 @@ def for_paper(article, solutions=True, words=None, live_url=None):
             line = BeautifulSoup(f'<p class="handtf-live">{words["live_line"].format(url=address)}</p>' if address else "",
                                  "html.parser")
             widget.replace_with(line)
-    for code in (pre.code for pre in article.find_all("pre") if pre.code is not None):
-        for line in code.find_all("span", id=re.compile("__span-")):
+    for code in (pre.code for pre in tags(article, lambda tag: tag.name == "pre") if pre.code is not None):
+        for line in tags(code, lambda tag: tag.name == "span" and "__span-" in (tag.get("id") or "")):
             if SNIPPET_MARKER.search(line.get_text()):
                 line.decompose()
         # Colour only what tells code from output: prompts, comments, output. Each token's
         # own span would be an element of the PDF's structure tree (tens of thousands).
-        for token in code.find_all("span", class_=True):
+        for token in tags(code, lambda tag: tag.name == "span" and tag.get("class") is not None):
             if not set(token["class"]) & {"gp", "go", "gt", "gr", "c", "c1", "cm", "ch", "cs", "sd", "handtf-wrap"}:
                 token.unwrap()
+    return open_blocks(article, solutions)
+
+
+def open_blocks(article, solutions=True):
+    """Open every collapsed block; without ``solutions``, leave the exercises' solutions out.
+    Returns the number left out."""
     left_out = 0
-    for block in article.find_all("details"):
+    for block in tags(article, lambda tag: tag.name == "details"):
         summary = block.find("summary", recursive=False)
         if not solutions and "success" in block.get("class", []) and summary and summary.get_text(strip=True) in SOLUTION_TITLES:
             block.decompose()
@@ -367,22 +403,43 @@ def for_paper(article, solutions=True, words=None, live_url=None):
     return left_out
 
 
+ARTICLE = '<article class="md-content__inner'
+
+
+def page_article(page_html):
+    """A built page's article (``article.md-content__inner``), parsed alone: ``(soup, article)``.
+    The rest of the page, its navigation most, is a third of its bytes and is not read."""
+    start, end = page_html.find(ARTICLE), page_html.rfind("</article>")
+    if start < 0 or end < start:
+        soup = BeautifulSoup(page_html, "html.parser")
+        return soup, soup.select_one("article.md-content__inner")
+    soup = BeautifulSoup(page_html[start : end + len("</article>")], "html.parser")
+    return soup, soup.find("article", class_="md-content__inner")
+
+
+def is_screen_furniture(tag):
+    """What only the site's frame shows: the course's links, the page's source file, the
+    headings' anchor links and the edit button."""
+    classes = set(tag.get("class") or ())
+    return bool(classes & {"handtf-course", "md-source-file"}) or (
+        tag.name == "a" and bool(classes & {"headerlink", "anchor-link", "md-content__button"}))
+
+
 def chapter(site, path, language, book_paths, published, solutions=True):
     """A page's article, its ids prefixed by its key and its links pointing inside the book
     (or, for files and playground states, to the published site, the address printed after them)."""
     key = key_of(path, language)
-    soup = BeautifulSoup((site / path / "index.html").read_text(encoding="utf-8"), "html.parser")
-    article = soup.select_one("article.md-content__inner")
-    for element in article.select(".handtf-course, .md-source-file, a.headerlink, a.anchor-link, a.md-content__button"):
+    soup, article = page_article((site / path / "index.html").read_text(encoding="utf-8"))
+    for element in article.find_all(is_screen_furniture):
         element.decompose()
     page_url = f"{published}{path}" if published else None
     for_paper(article, solutions, WORDS[language], page_url)
-    for element in article.find_all(id=True):
+    for element in tags(article, lambda tag: tag.get("id") is not None):
         element["id"] = f"{key}--{element['id']}"
-    for element in article.find_all(attrs={"for": True}):  # tabbed blocks' labels
+    for element in tags(article, lambda tag: tag.get("for") is not None):  # tabbed blocks' labels
         element["for"] = f"{key}--{element['for']}"
     base = f"http://site/{path}"
-    for link in article.find_all("a", href=True):
+    for link in tags(article, lambda tag: tag.name == "a" and tag.get("href") is not None):
         href = link["href"]
         if href.startswith("#"):
             link["href"] = f"#{key}--{href[1:]}"
@@ -403,7 +460,7 @@ def chapter(site, path, language, book_paths, published, solutions=True):
                 link.insert_after(BeautifulSoup(f' <span class="handtf-url">({html.escape(address)})</span>', "html.parser"))
         else:
             link.unwrap()  # nowhere to point: a local server's address would be wrong on paper
-    for image in article.find_all("img", src=True):
+    for image in tags(article, lambda tag: tag.name == "img" and tag.get("src") is not None):
         if urlsplit(image["src"]).scheme:
             continue  # data: (a notebook's plot) or another host
         image["src"] = (site / urlsplit(urljoin(base, image["src"])).path.lstrip("/")).resolve().as_uri()
@@ -441,7 +498,7 @@ def number_chapter(section, number, language, in_part, labels):
     sections = figures = exercises = 0
     in_exercises = False
     for element in section.find_all(True):
-        if element.decomposed:
+        if decomposed(element):
             continue
         if element.name in ("h1", "h2", "h3", "h4", "h5", "h6"):
             level = int(element.name[1])
@@ -509,7 +566,7 @@ def add_cross_references(section, labels, language):
     that ``FILL_PAGE_NUMBERS`` fills once the pages are known)."""
     words = WORDS[language]
     soup = BeautifulSoup("", "html.parser")
-    for link in section.find_all("a", href=re.compile("^#")):
+    for link in tags(section, lambda tag: tag.name == "a" and (tag.get("href") or "").startswith("#")):
         target = link["href"][1:]
         if target not in labels or link.find_parent(["pre", "h1", "h2", "h3", "h4", "h5", "h6", "figcaption"]) \
                 or link.find_parent(class_=("handtf-journey", "doc-signature", "handtf-online")) \
@@ -527,7 +584,7 @@ def cite_references(sections, language):
     for number, section in sections:
         for reference in REFERENCES:
             cue = re.compile(reference["cue"])
-            for text in section.find_all(string=cue):
+            for text in strings(section, cue):
                 if text.find_parent(["pre", "code", "h1", "h2", "h3", "h4", "a", "figcaption", "script", "style"]) \
                         or text.find_parent(class_=("handtf-online", "arithmatex")):
                     continue
@@ -634,7 +691,14 @@ def css_string(text):
 
 def book_html(site, language, site_url=None, solutions=True, facts=None):
     """The whole book of one language as one HTML document (``solutions=False``: the student edition)."""
-    words, data = WORDS[language], facts or edition()
+    return next(book_sources(site, language, site_url, (solutions,), facts))[1]
+
+
+def book_sources(site, language, site_url=None, editions=(True, False), facts=None):
+    """``(solutions, book_html(site, language, site_url, solutions, facts))`` for each edition
+    of ``editions``, one after the other. The pages are read and made ready for paper once for
+    all of them: the student edition's chapters are the full edition's less their solutions."""
+    data = facts or edition()
     home_html = (site / LANGUAGES[language] / "index.html").read_text(encoding="utf-8")
     home = BeautifulSoup(home_html, "html.parser")
     root = published_root(home, site_url)
@@ -653,17 +717,27 @@ def book_html(site, language, site_url=None, solutions=True, facts=None):
         for link in home.find_all("link", rel="stylesheet")
         if not urlsplit(link["href"]).scheme
     )
+    ready = [(index, part, chapter(site, path, language, book_paths, published))  # with their solutions
+             for index, (part, paths) in enumerate(parts) for path in paths]
+    for position, solutions in enumerate(editions):
+        last = position == len(editions) - 1  # the last edition takes the chapters, the others a copy
+        yield solutions, edition_html(language, solutions, data, home, published, styles, scripts,
+                                      [(index, part, section if last else copy.copy(section)) for index, part, section in ready])
+
+
+def edition_html(language, solutions, data, home, published, styles, scripts, ready):
+    """One edition of ``book_sources``, of its ``ready`` chapters: [(part index, part title, chapter), ...]."""
+    words = WORDS[language]
 
     def page_number(anchor):
         return f'<span class="dots"></span><span class="page handtf-page" data-target="{anchor}">000</span>'
 
-    chapters, labels, number = [], {}, 0  # (part index, part title, section)
-    for index, (part, paths) in enumerate(parts):
-        for path in paths:
-            number += 1
-            section = chapter(site, path, language, book_paths, published, solutions)
-            number_chapter(section, number, language, bool(part), labels)
-            chapters.append((index, part, number, section))
+    chapters, labels = [], {}  # (part index, part title, number, section)
+    for number, (index, part, section) in enumerate(ready, start=1):
+        if not solutions:
+            open_blocks(section, solutions)
+        number_chapter(section, number, language, bool(part), labels)
+        chapters.append((index, part, number, section))
     for *_, section in chapters:
         add_cross_references(section, labels, language)
     cited = cite_references([(n, section) for _, _, n, section in chapters], language)
