@@ -699,10 +699,7 @@ def book_sources(site, language, site_url=None, editions=(True, False), facts=No
     of ``editions``, one after the other. The pages are read and made ready for paper once for
     all of them: the student edition's chapters are the full edition's less their solutions."""
     data = facts or edition()
-    home_html = (site / LANGUAGES[language] / "index.html").read_text(encoding="utf-8")
-    home = BeautifulSoup(home_html, "html.parser")
-    root = published_root(home, site_url)
-    published = f"{root}{data['series']}/" if root else None
+    home, published = home_and_address(site, language, site_url, data)
     parts = nav(site, language)
     book_paths = {path for _, paths in parts for path in paths}
     # The site's own scripts but Material's (maths typesetting, say), told the page is loaded as
@@ -723,6 +720,57 @@ def book_sources(site, language, site_url=None, editions=(True, False), facts=No
         last = position == len(editions) - 1  # the last edition takes the chapters, the others a copy
         yield solutions, edition_html(language, solutions, data, home, published, styles, scripts,
                                       [(index, part, section if last else copy.copy(section)) for index, part, section in ready])
+
+
+def home_and_address(site, language, site_url, data):
+    """The language's home page, parsed, and the address where this version of the site is
+    published (``https://host/handtf/1.0/``; None if nowhere: ``published_root``)."""
+    home = BeautifulSoup((site / LANGUAGES[language] / "index.html").read_text(encoding="utf-8"), "html.parser")
+    root = published_root(home, site_url)
+    return home, f"{root}{data['series']}/" if root else None
+
+
+def site_title_of(home):
+    return home.select_one("nav.md-nav--primary > label.md-nav__title").get_text(" ", strip=True)
+
+
+def cover(site, language, site_url=None, solutions=True, facts=None):
+    """The cover of ``book_html(site, language, site_url, solutions, facts)``, without the chapters."""
+    data = facts or edition()
+    home, published = home_and_address(site, language, site_url, data)
+    return cover_html(language, solutions, data, site_title_of(home), published)
+
+
+def cover_html(language, solutions, data, site_title, published):
+    """The book's first page: its title and edition, the version, the day and commit it was
+    printed from, where it is read online and how to cite it."""
+    words = WORDS[language]
+    url = f"{published}{LANGUAGES[language]}" if published else ""
+    where = f'<p>{words["online"]}: <a href="{url}">{url}</a></p>' if url else ""
+    cite = words["cite_text"].format(
+        authors=html.escape(data["authors"]), year=data["year"], title=html.escape(site_title), version=data["version"],
+        url=f'<a href="{url}">{url}</a>' if url else "",
+    ).rstrip()
+    bibtex = (
+        f"@misc{{handtf-{data['series']}-{language},\n  author   = {{{{{data['authors']}}}}},\n"
+        f"  title    = {{{site_title}}},\n  year     = {{{data['year']}}},\n  version  = {{{data['version']}}},\n"
+        f"  language = {{{'chinese' if language == 'zh' else 'english'}}},\n" + (f"  url      = {{{url}}},\n" if url else "") + "}"
+    )
+    version = words["unreleased" if data["unreleased"] else "version"].format(version=data["version"], date=data["released"])
+    return f"""
+<section class="handtf-cover" id="cover">
+  <h1 role="none">{html.escape(site_title)}</h1>
+  {"" if solutions else f'<p class="edition-title"><strong>{words["student_title"]}</strong></p>'}
+  <p class="subtitle">{html.escape(words["subtitle"])}</p>
+  <p class="version">{version}</p>
+  <p class="printed">{words["printed"].format(date=data["printed"], commit=html.escape(data["commit"]))}</p>
+  {where}
+  {"" if solutions else f'<p class="edition">{words["student"]}</p>'}
+  <h2 role="none">{words["cite"]}</h2>
+  <p>{cite}</p>
+  <pre><code>{html.escape(bibtex)}</code></pre>
+  <p>{words["licence"]}</p>
+</section>"""
 
 
 def edition_html(language, solutions, data, home, published, styles, scripts, ready):
@@ -781,34 +829,8 @@ def edition_html(language, solutions, data, home, published, styles, scripts, re
         toc.append(f'<li class="part"><a href="#references"><span class="title">{words["references"]}</span>'
                    f'{page_number("references")}</a></li>')
 
-    site_title = home.select_one("nav.md-nav--primary > label.md-nav__title").get_text(" ", strip=True)
+    site_title = site_title_of(home)
     title = site_title if solutions else f"{site_title} — {words['student_title']}"
-    url = f"{published}{LANGUAGES[language]}" if published else ""
-    where = f'<p>{words["online"]}: <a href="{url}">{url}</a></p>' if url else ""
-    cite = words["cite_text"].format(
-        authors=html.escape(data["authors"]), year=data["year"], title=html.escape(site_title), version=data["version"],
-        url=f'<a href="{url}">{url}</a>' if url else "",
-    ).rstrip()
-    bibtex = (
-        f"@misc{{handtf-{data['series']}-{language},\n  author   = {{{{{data['authors']}}}}},\n"
-        f"  title    = {{{site_title}}},\n  year     = {{{data['year']}}},\n  version  = {{{data['version']}}},\n"
-        f"  language = {{{'chinese' if language == 'zh' else 'english'}}},\n" + (f"  url      = {{{url}}},\n" if url else "") + "}"
-    )
-    version = words["unreleased" if data["unreleased"] else "version"].format(version=data["version"], date=data["released"])
-    cover = f"""
-<section class="handtf-cover" id="cover">
-  <h1 role="none">{html.escape(site_title)}</h1>
-  {"" if solutions else f'<p class="edition-title"><strong>{words["student_title"]}</strong></p>'}
-  <p class="subtitle">{html.escape(words["subtitle"])}</p>
-  <p class="version">{version}</p>
-  <p class="printed">{words["printed"].format(date=data["printed"], commit=html.escape(data["commit"]))}</p>
-  {where}
-  {"" if solutions else f'<p class="edition">{words["student"]}</p>'}
-  <h2 role="none">{words["cite"]}</h2>
-  <p>{cite}</p>
-  <pre><code>{html.escape(bibtex)}</code></pre>
-  <p>{words["licence"]}</p>
-</section>"""
     contents = (f'<section class="handtf-toc" id="contents" style="page: contents"><h1>{words["contents"]}</h1>'
                 f'<ol>{"".join(toc)}</ol></section>')
     pages_css.append(f"@page contents {{ @top-left {{ content: {css_string(words['contents'])}; font: 9pt/1 sans-serif; color: #555; }} }}")
@@ -816,7 +838,7 @@ def edition_html(language, solutions, data, home, published, styles, scripts, re
 <html lang="{language}" dir="ltr"><head><meta charset="utf-8"><title>{html.escape(title)}</title>{styles}
 <style>{PRINT_CSS}{"".join(pages_css)}</style></head>
 <body lang="{language}" data-md-color-scheme="default" data-md-color-primary="indigo" data-md-color-accent="indigo">
-<div class="md-typeset">{cover}{contents}{"".join(body)}</div>
+<div class="md-typeset">{cover_html(language, solutions, data, site_title, published)}{contents}{"".join(body)}</div>
 <script>window.document$ = {{ subscribe(next) {{ next({{ body: document.body }}); return {{ unsubscribe() {{}} }}; }} }};</script>
 {scripts}</body></html>"""
 
@@ -904,6 +926,20 @@ DRAWN_IMAGES = """() => [...document.images].filter(i => {
 }).map(i => i.currentSrc || i.src)"""
 
 
+# Nothing painted, the same layout (visibility takes no room): a print that only tells on which
+# page each anchor falls, in a third of the time of one that draws the text, figures and fonts.
+LAYOUT_ONLY = """hide => {
+    if (hide) {
+        const style = document.createElement('style');
+        style.id = 'handtf-layout-only';
+        style.textContent = 'html, html * { visibility: hidden !important; }';
+        document.head.append(style);
+    } else {
+        document.getElementById('handtf-layout-only').remove();
+    }
+}"""
+
+
 def fonts_drawing(page, selector, limit=40):
     """{PostScript name of a font: glyphs} that Chromium draws the text of the first ``limit``
     elements matching ``selector`` with (DevTools' CSS.getPlatformFontsForNode): a bold face
@@ -924,11 +960,11 @@ def fonts_drawing(page, selector, limit=40):
 
 
 def print_pdf(browser, html_path, pdf_path, metadata=None, fonts=None):
-    """Print the book until its page numbers hold: the first PDF tells on which page each
-    anchor falls, the next shows those pages in the contents and the cross-references (a
-    number a digit shorter can move an anchor: then once more). The last is printed with
-    bookmarks and tags, and gets ``metadata``. Returns the addresses of the images drawn
-    on paper (the print media's layout)."""
+    """Print the book until its page numbers hold: the first PDF, with nothing drawn
+    (``LAYOUT_ONLY``), tells on which page each anchor falls, the next shows those pages in
+    the contents and the cross-references (a number a digit shorter can move an anchor: then
+    once more). The last is printed with bookmarks and tags, and gets ``metadata``. Returns
+    the addresses of the images drawn on paper (the print media's layout)."""
     page = browser.new_page(viewport={"width": COLUMN_PX, "height": 1000})
     page.set_default_timeout(PRINT_TIMEOUT)
     try:
@@ -945,7 +981,9 @@ def print_pdf(browser, html_path, pdf_path, metadata=None, fonts=None):
         drawn = page.evaluate(DRAWN_IMAGES)  # now: after printing, Chromium lays the page out for the screen again
         if fonts is not None:  # the faces of bold words and of the text, as printed
             fonts.update(bold=fonts_drawing(page, ".handtf-chapter p strong"), text=fonts_drawing(page, ".handtf-chapter > p"))
+        page.evaluate(LAYOUT_ONLY, True)
         page.pdf(path=str(pdf_path), **PDF_OPTIONS)
+        page.evaluate(LAYOUT_ONLY, False)
         numbers = anchor_pages(pdf_path)
         for _ in range(2):
             page.evaluate(FILL_PAGE_NUMBERS, numbers)
@@ -992,8 +1030,7 @@ def anchor_pages(pdf_path):
 
 def metadata_of(site, language, solutions, facts):
     """The PDF's title, author, subject and keywords: the edition, version, print date and commit."""
-    home = BeautifulSoup((site / LANGUAGES[language] / "index.html").read_text(encoding="utf-8"), "html.parser")
-    site_title = home.select_one("nav.md-nav--primary > label.md-nav__title").get_text(" ", strip=True)
+    site_title = site_title_of(BeautifulSoup((site / LANGUAGES[language] / "index.html").read_text(encoding="utf-8"), "html.parser"))
     words = WORDS[language]
     return {
         "/Title": site_title if solutions else f"{site_title} — {words['student_title']}",
@@ -1004,31 +1041,58 @@ def metadata_of(site, language, solutions, facts):
     }
 
 
+def print_language(site, out, language, editions=(True,), site_url=None, facts=None, browser=None):
+    """Print the ``editions`` of one language's book into ``out`` (True: the full edition,
+    ``handtf-LANGUAGE.pdf``; False: the student edition, ``handtf-LANGUAGE-student.pdf``), from
+    one reading of its pages (``book_sources``), with ``browser`` or a Chromium launched here.
+    Returns [(path, [address of each image drawn on paper], {"bold": {font: glyphs}, "text":
+    {...}} (``fonts_drawing``)), ...], in the order of ``editions``."""
+    if browser is None:
+        with _chromium() as launched:
+            return print_language(site, out, language, editions, site_url, facts, launched)
+    out, facts, printed = Path(out), facts or edition(), []
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        for solutions, book in book_sources(site, language, site_url, editions, facts):
+            name = f"handtf-{language}" + ("" if solutions else "-student")
+            source, pdf = Path(scratch) / f"{name}.html", out / f"{name}.pdf"
+            source.write_text(book, encoding="utf-8")
+            used = {}
+            images = print_pdf(browser, source, pdf, metadata_of(site, language, solutions, facts), used)
+            printed.append((pdf, images, used))
+    return printed
+
+
 def build(site, out, browser=None, languages=tuple(LANGUAGES), site_url=None, solutions=True, drawn=None, fonts=None):
     """Print ``handtf-LANGUAGE.pdf`` for each language into ``out`` (with ``browser``, a Playwright
-    Chromium, or Debian's Chromium launched here); returns {language: path}.
+    Chromium, one language after the other; else each language in a process of its own, with a
+    Chromium of its own, as many at once as there are cores); returns {language: path}.
     ``solutions=False`` prints the student edition, ``handtf-LANGUAGE-student.pdf``;
     a dict ``drawn`` gets {path: [address of each image drawn on paper]}, a dict ``fonts``
     {path: {"bold": {font: glyphs}, "text": {...}}} (``fonts_drawing``)."""
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    if browser is None:
-        with _chromium() as launched:
-            return build(site, out, launched, languages, site_url, solutions, drawn, fonts)
-    written, facts = {}, edition()
-    with tempfile.TemporaryDirectory() as scratch:
-        for language in languages:
-            name = f"handtf-{language}" + ("" if solutions else "-student")
-            source, pdf = Path(scratch) / f"{name}.html", out / f"{name}.pdf"
-            source.write_text(book_html(site, language, site_url, solutions, facts), encoding="utf-8")
-            used = {}
-            images = print_pdf(browser, source, pdf, metadata_of(site, language, solutions, facts), used)
-            if fonts is not None:
-                fonts[pdf] = used
-            if drawn is not None:
-                drawn[pdf] = images
-            written[language] = pdf
+    facts = edition()
+    if browser is not None or len(languages) < 2:
+        printed = [print_language(site, out, language, (solutions,), site_url, facts, browser) for language in languages]
+    else:
+        with in_processes(len(languages)) as pool:
+            printed = list(pool.map(print_language, *zip(*[(site, out, language, (solutions,), site_url, facts) for language in languages])))
+    written = {}
+    for language, [(pdf, images, used)] in zip(languages, printed, strict=True):
+        if fonts is not None:
+            fonts[pdf] = used
+        if drawn is not None:
+            drawn[pdf] = images
+        written[language] = pdf
     return written
+
+
+def in_processes(jobs):
+    """A pool of ``jobs`` processes, at most one a core: a book's Chromium and its Python each
+    keep one core busy at a time, so two books print in about the time of one."""
+    import concurrent.futures
+    import multiprocessing
+
+    return concurrent.futures.ProcessPoolExecutor(min(jobs, os.cpu_count() or 1), mp_context=multiprocessing.get_context("spawn"))
 
 
 @contextlib.contextmanager
