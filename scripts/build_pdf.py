@@ -31,9 +31,11 @@ runs. Every figure is printed once, in the light scheme, every collapsed block
 solutions are left out.
 
 Headless Chromium (Debian's, driven by Playwright, as the browser tests) prints
-it, twice or three times: the first print tells on which page each anchor
-falls, the next shows those pages in the contents and the cross-references,
-until no anchor moves. Chinese is set in Noto Serif/Sans CJK SC (Debian's
+it, twice or three times: the first print, laid out but not drawn, tells on
+which page each anchor falls, the next shows those pages in the contents and
+the cross-references, until no anchor moves. The two languages print at once,
+each in a process with a Chromium of its own; a language's pages are read once
+for all its editions. Chinese is set in Noto Serif/Sans CJK SC (Debian's
 fonts-noto-cjk), which have real bold faces; no style is synthesized.
 
 The published address is ``--site-url`` (the deploy passes it), else
@@ -1087,8 +1089,9 @@ def build(site, out, browser=None, languages=tuple(LANGUAGES), site_url=None, so
 
 
 def in_processes(jobs):
-    """A pool of ``jobs`` processes, at most one a core: a book's Chromium and its Python each
-    keep one core busy at a time, so two books print in about the time of one."""
+    """A pool of ``jobs`` processes, at most one a core: printing a book keeps about one core
+    busy (Python waits while Chromium lays it out), so on two cores two print in little more
+    than the time of one."""
     import concurrent.futures
     import multiprocessing
 
