@@ -135,7 +135,8 @@ def print_language(site, out, language, facts):
 
 def main(site, out):
     """Each language in a process of its own, both at once (``build_pdf.in_processes``)."""
-    books, facts = build_pdf(), build_pdf().edition()
+    books = build_pdf()
+    facts = books.edition()
     with books.in_processes(len(books.LANGUAGES)) as pool:
         for printing in [pool.submit(print_language, site, out, language, facts) for language in books.LANGUAGES]:
             printing.result()

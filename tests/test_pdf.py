@@ -261,11 +261,10 @@ def articles(built_site, language):
     Parsed once a session and read by several tests: none may change it."""
     from test_course import built_html
 
-    found = {}
+    build_pdf, found = build_pdf_module(), {}
+    left_out = ("arithmatex", "headerlink", "anchor-link", "handtf-course", "md-source-file")
     for page in pages(language):
-        build_pdf = build_pdf_module()
         _, article = build_pdf.page_article(built_html(built_site, page).read_text(encoding="utf-8"))
-        left_out = ("arithmatex", "headerlink", "anchor-link", "handtf-course", "md-source-file")
         for element in build_pdf.tags(article, lambda tag: build_pdf.has_class(tag, left_out)):
             element.decompose()
         found[page] = article
