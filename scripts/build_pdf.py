@@ -31,9 +31,11 @@ runs. Every figure is printed once, in the light scheme, every collapsed block
 solutions are left out.
 
 Headless Chromium (Debian's, driven by Playwright, as the browser tests) prints
-it, twice or three times: the first print tells on which page each anchor
-falls, the next shows those pages in the contents and the cross-references,
-until no anchor moves. Chinese is set in Noto Serif/Sans CJK SC (Debian's
+it, twice or three times: the first print, laid out but not drawn, tells on
+which page each anchor falls, the next shows those pages in the contents and
+the cross-references, until no anchor moves. The two languages print at once,
+each in a process with a Chromium of its own; a language's pages are read once
+for all its editions. Chinese is set in Noto Serif/Sans CJK SC (Debian's
 fonts-noto-cjk), which have real bold faces; no style is synthesized.
 
 The published address is ``--site-url`` (the deploy passes it), else
@@ -46,6 +48,7 @@ server's.
 
 import argparse
 import contextlib
+import copy
 import datetime
 import html
 import ipaddress
@@ -59,7 +62,7 @@ import tempfile
 from pathlib import Path
 from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
-from bs4 import BeautifulSoup, NavigableString
+from bs4 import BeautifulSoup, NavigableString, Tag
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "hooks"))
@@ -305,34 +308,63 @@ def is_dark_variant(image):
     return source.endswith("#only-dark") or urlsplit(source).path.endswith(".dark.svg")
 
 
+def tags(root, test=None):
+    """``root.find_all(test)``, ``test`` a function of a tag (None: every tag), in a tenth of the
+    time: bs4's own matching of names and attributes costs ten times the walk over the tree."""
+    return [element for element in root.descendants if isinstance(element, Tag) and (test is None or test(element))]
+
+
+def strings(root, pattern):
+    """``root.find_all(string=pattern)``, as ``tags``: the texts below ``root`` that ``pattern`` finds."""
+    return [text for text in root.descendants if isinstance(text, NavigableString) and pattern.search(text)]
+
+
+def has_class(tag, names):
+    """bs4's ``class_=names``: one of the tag's classes, or all of them joined by spaces, is in ``names``."""
+    classes = tag.get("class")
+    if classes is None:
+        return False
+    classes = classes if isinstance(classes, list) else [classes]
+    return any(name in names for name in classes) or (len(classes) != 1 and " ".join(classes) in names)
+
+
+def decomposed(element):
+    """``element.decomposed``, without its cost: bs4 reads the property's attribute of a tag
+    not decomposed through ``Tag.__getattr__``, that is ``element.find("_decomposed")``, a
+    search of the whole subtree."""
+    return vars(element).get("_decomposed", False)
+
+
 def for_paper(article, solutions=True, words=None, live_url=None):
     """What differs on paper: each figure once (light), every collapsed block open, no
     screen-only text, no widget (the "Live:" paragraph before it names ``live_url``
     instead), no snippet marker, and in the student edition no solutions.
     Returns the number of solutions left out."""
     words = words or WORDS["en"]
-    for image in article.find_all(["img", "source"]):
+    for image in tags(article, lambda tag: tag.name in ("img", "source")):
         if is_dark_variant(image) or "handtf-phone" in image.get("class", []):  # the phone variant: the same figure, narrow
             parent = image.parent
             image.decompose()
             if parent.name == "a" and not parent.get_text(strip=True) and not parent.find(["img", "svg"]):
                 parent.decompose()  # a link that only opened the dark figure full size
-    for element in [*article.find_all(class_=("handtf-screen", "handtf-minutes", "handtf-where")), *article.find_all("noscript"),
-                    *article.find_all(attrs={"data-reading-time": True})]:
-        if not element.decomposed:
+    every = tags(article)
+    for element in [*(tag for tag in every if has_class(tag, ("handtf-screen", "handtf-minutes", "handtf-where"))),
+                    *(tag for tag in every if tag.name == "noscript"),
+                    *(tag for tag in every if tag.get("data-reading-time") is not None)]:
+        if not decomposed(element):
             element.decompose()
-    for element in article.find_all(class_="handtf-print"):
+    for element in tags(article, lambda tag: has_class(tag, ("handtf-print",))):
         element["class"] = [c for c in element["class"] if c != "handtf-print"]
-    for text in article.find_all(string=PAGE_WORDS[language_of(words)][0]):
+    for text in strings(article, PAGE_WORDS[language_of(words)][0]):
         comment = text.parent is not None and bool({"c", "c1", "ch", "cm"} & set(text.parent.get("class", [])))
         if comment or not text.find_parent(["pre", "code", "script", "style"]):
             text.replace_with(PAGE_WORDS[language_of(words)][0].sub(PAGE_WORDS[language_of(words)][1], text))
     for pattern, replacement in PRINT_WORDS[language_of(words)]:
-        for text in article.find_all(string=pattern):
+        for text in strings(article, pattern):
             if not text.find_parent(["pre", "code", "script", "style"]):
                 text.replace_with(pattern.sub(replacement, text))
-    for widget in article.find_all(is_widget):
-        if widget.decomposed:
+    for widget in tags(article, is_widget):
+        if decomposed(widget):
             continue
         before = widget.find_previous_sibling()
         strong = before.find("strong") if before is not None and before.name == "p" else None
@@ -347,17 +379,23 @@ def for_paper(article, solutions=True, words=None, live_url=None):
             line = BeautifulSoup(f'<p class="handtf-live">{words["live_line"].format(url=address)}</p>' if address else "",
                                  "html.parser")
             widget.replace_with(line)
-    for code in (pre.code for pre in article.find_all("pre") if pre.code is not None):
-        for line in code.find_all("span", id=re.compile("__span-")):
+    for code in (pre.code for pre in tags(article, lambda tag: tag.name == "pre") if pre.code is not None):
+        for line in tags(code, lambda tag: tag.name == "span" and "__span-" in (tag.get("id") or "")):
             if SNIPPET_MARKER.search(line.get_text()):
                 line.decompose()
         # Colour only what tells code from output: prompts, comments, output. Each token's
         # own span would be an element of the PDF's structure tree (tens of thousands).
-        for token in code.find_all("span", class_=True):
+        for token in tags(code, lambda tag: tag.name == "span" and tag.get("class") is not None):
             if not set(token["class"]) & {"gp", "go", "gt", "gr", "c", "c1", "cm", "ch", "cs", "sd", "handtf-wrap"}:
                 token.unwrap()
+    return open_blocks(article, solutions)
+
+
+def open_blocks(article, solutions=True):
+    """Open every collapsed block; without ``solutions``, leave the exercises' solutions out.
+    Returns the number left out."""
     left_out = 0
-    for block in article.find_all("details"):
+    for block in tags(article, lambda tag: tag.name == "details"):
         summary = block.find("summary", recursive=False)
         if not solutions and "success" in block.get("class", []) and summary and summary.get_text(strip=True) in SOLUTION_TITLES:
             block.decompose()
@@ -367,22 +405,43 @@ def for_paper(article, solutions=True, words=None, live_url=None):
     return left_out
 
 
+ARTICLE = '<article class="md-content__inner'
+
+
+def page_article(page_html):
+    """A built page's article (``article.md-content__inner``), parsed alone: ``(soup, article)``.
+    The rest of the page, its navigation most, is a third of its bytes and is not read."""
+    start, end = page_html.find(ARTICLE), page_html.rfind("</article>")
+    if start < 0 or end < start:
+        soup = BeautifulSoup(page_html, "html.parser")
+        return soup, soup.select_one("article.md-content__inner")
+    soup = BeautifulSoup(page_html[start : end + len("</article>")], "html.parser")
+    return soup, soup.find("article", class_="md-content__inner")
+
+
+def is_screen_furniture(tag):
+    """What only the site's frame shows: the course's links, the page's source file, the
+    headings' anchor links and the edit button."""
+    classes = set(tag.get("class") or ())
+    return bool(classes & {"handtf-course", "md-source-file"}) or (
+        tag.name == "a" and bool(classes & {"headerlink", "anchor-link", "md-content__button"}))
+
+
 def chapter(site, path, language, book_paths, published, solutions=True):
     """A page's article, its ids prefixed by its key and its links pointing inside the book
     (or, for files and playground states, to the published site, the address printed after them)."""
     key = key_of(path, language)
-    soup = BeautifulSoup((site / path / "index.html").read_text(encoding="utf-8"), "html.parser")
-    article = soup.select_one("article.md-content__inner")
-    for element in article.select(".handtf-course, .md-source-file, a.headerlink, a.anchor-link, a.md-content__button"):
+    soup, article = page_article((site / path / "index.html").read_text(encoding="utf-8"))
+    for element in article.find_all(is_screen_furniture):
         element.decompose()
     page_url = f"{published}{path}" if published else None
     for_paper(article, solutions, WORDS[language], page_url)
-    for element in article.find_all(id=True):
+    for element in tags(article, lambda tag: tag.get("id") is not None):
         element["id"] = f"{key}--{element['id']}"
-    for element in article.find_all(attrs={"for": True}):  # tabbed blocks' labels
+    for element in tags(article, lambda tag: tag.get("for") is not None):  # tabbed blocks' labels
         element["for"] = f"{key}--{element['for']}"
     base = f"http://site/{path}"
-    for link in article.find_all("a", href=True):
+    for link in tags(article, lambda tag: tag.name == "a" and tag.get("href") is not None):
         href = link["href"]
         if href.startswith("#"):
             link["href"] = f"#{key}--{href[1:]}"
@@ -403,7 +462,7 @@ def chapter(site, path, language, book_paths, published, solutions=True):
                 link.insert_after(BeautifulSoup(f' <span class="handtf-url">({html.escape(address)})</span>', "html.parser"))
         else:
             link.unwrap()  # nowhere to point: a local server's address would be wrong on paper
-    for image in article.find_all("img", src=True):
+    for image in tags(article, lambda tag: tag.name == "img" and tag.get("src") is not None):
         if urlsplit(image["src"]).scheme:
             continue  # data: (a notebook's plot) or another host
         image["src"] = (site / urlsplit(urljoin(base, image["src"])).path.lstrip("/")).resolve().as_uri()
@@ -441,7 +500,7 @@ def number_chapter(section, number, language, in_part, labels):
     sections = figures = exercises = 0
     in_exercises = False
     for element in section.find_all(True):
-        if element.decomposed:
+        if decomposed(element):
             continue
         if element.name in ("h1", "h2", "h3", "h4", "h5", "h6"):
             level = int(element.name[1])
@@ -509,7 +568,7 @@ def add_cross_references(section, labels, language):
     that ``FILL_PAGE_NUMBERS`` fills once the pages are known)."""
     words = WORDS[language]
     soup = BeautifulSoup("", "html.parser")
-    for link in section.find_all("a", href=re.compile("^#")):
+    for link in tags(section, lambda tag: tag.name == "a" and (tag.get("href") or "").startswith("#")):
         target = link["href"][1:]
         if target not in labels or link.find_parent(["pre", "h1", "h2", "h3", "h4", "h5", "h6", "figcaption"]) \
                 or link.find_parent(class_=("handtf-journey", "doc-signature", "handtf-online")) \
@@ -527,7 +586,7 @@ def cite_references(sections, language):
     for number, section in sections:
         for reference in REFERENCES:
             cue = re.compile(reference["cue"])
-            for text in section.find_all(string=cue):
+            for text in strings(section, cue):
                 if text.find_parent(["pre", "code", "h1", "h2", "h3", "h4", "a", "figcaption", "script", "style"]) \
                         or text.find_parent(class_=("handtf-online", "arithmatex")):
                     continue
@@ -634,11 +693,15 @@ def css_string(text):
 
 def book_html(site, language, site_url=None, solutions=True, facts=None):
     """The whole book of one language as one HTML document (``solutions=False``: the student edition)."""
-    words, data = WORDS[language], facts or edition()
-    home_html = (site / LANGUAGES[language] / "index.html").read_text(encoding="utf-8")
-    home = BeautifulSoup(home_html, "html.parser")
-    root = published_root(home, site_url)
-    published = f"{root}{data['series']}/" if root else None
+    return next(book_sources(site, language, site_url, (solutions,), facts))[1]
+
+
+def book_sources(site, language, site_url=None, editions=(True, False), facts=None):
+    """``(solutions, book_html(site, language, site_url, solutions, facts))`` for each edition
+    of ``editions``, one after the other. The pages are read and made ready for paper once for
+    all of them: the student edition's chapters are the full edition's less their solutions."""
+    data = facts or edition()
+    home, published = home_and_address(site, language, site_url, data)
     parts = nav(site, language)
     book_paths = {path for _, paths in parts for path in paths}
     # The site's own scripts but Material's (maths typesetting, say), told the page is loaded as
@@ -653,17 +716,78 @@ def book_html(site, language, site_url=None, solutions=True, facts=None):
         for link in home.find_all("link", rel="stylesheet")
         if not urlsplit(link["href"]).scheme
     )
+    ready = [(index, part, chapter(site, path, language, book_paths, published))  # with their solutions
+             for index, (part, paths) in enumerate(parts) for path in paths]
+    for position, solutions in enumerate(editions):
+        last = position == len(editions) - 1  # the last edition takes the chapters, the others a copy
+        yield solutions, edition_html(language, solutions, data, home, published, styles, scripts,
+                                      [(index, part, section if last else copy.copy(section)) for index, part, section in ready])
+
+
+def home_and_address(site, language, site_url, data):
+    """The language's home page, parsed, and the address where this version of the site is
+    published (``https://host/handtf/1.0/``; None if nowhere: ``published_root``)."""
+    home = BeautifulSoup((site / LANGUAGES[language] / "index.html").read_text(encoding="utf-8"), "html.parser")
+    root = published_root(home, site_url)
+    return home, f"{root}{data['series']}/" if root else None
+
+
+def site_title_of(home):
+    return home.select_one("nav.md-nav--primary > label.md-nav__title").get_text(" ", strip=True)
+
+
+def cover(site, language, site_url=None, solutions=True, facts=None):
+    """The cover of ``book_html(site, language, site_url, solutions, facts)``, without the chapters."""
+    data = facts or edition()
+    home, published = home_and_address(site, language, site_url, data)
+    return cover_html(language, solutions, data, site_title_of(home), published)
+
+
+def cover_html(language, solutions, data, site_title, published):
+    """The book's first page: its title and edition, the version, the day and commit it was
+    printed from, where it is read online and how to cite it."""
+    words = WORDS[language]
+    url = f"{published}{LANGUAGES[language]}" if published else ""
+    where = f'<p>{words["online"]}: <a href="{url}">{url}</a></p>' if url else ""
+    cite = words["cite_text"].format(
+        authors=html.escape(data["authors"]), year=data["year"], title=html.escape(site_title), version=data["version"],
+        url=f'<a href="{url}">{url}</a>' if url else "",
+    ).rstrip()
+    bibtex = (
+        f"@misc{{handtf-{data['series']}-{language},\n  author   = {{{{{data['authors']}}}}},\n"
+        f"  title    = {{{site_title}}},\n  year     = {{{data['year']}}},\n  version  = {{{data['version']}}},\n"
+        f"  language = {{{'chinese' if language == 'zh' else 'english'}}},\n" + (f"  url      = {{{url}}},\n" if url else "") + "}"
+    )
+    version = words["unreleased" if data["unreleased"] else "version"].format(version=data["version"], date=data["released"])
+    return f"""
+<section class="handtf-cover" id="cover">
+  <h1 role="none">{html.escape(site_title)}</h1>
+  {"" if solutions else f'<p class="edition-title"><strong>{words["student_title"]}</strong></p>'}
+  <p class="subtitle">{html.escape(words["subtitle"])}</p>
+  <p class="version">{version}</p>
+  <p class="printed">{words["printed"].format(date=data["printed"], commit=html.escape(data["commit"]))}</p>
+  {where}
+  {"" if solutions else f'<p class="edition">{words["student"]}</p>'}
+  <h2 role="none">{words["cite"]}</h2>
+  <p>{cite}</p>
+  <pre><code>{html.escape(bibtex)}</code></pre>
+  <p>{words["licence"]}</p>
+</section>"""
+
+
+def edition_html(language, solutions, data, home, published, styles, scripts, ready):
+    """One edition of ``book_sources``, of its ``ready`` chapters: [(part index, part title, chapter), ...]."""
+    words = WORDS[language]
 
     def page_number(anchor):
         return f'<span class="dots"></span><span class="page handtf-page" data-target="{anchor}">000</span>'
 
-    chapters, labels, number = [], {}, 0  # (part index, part title, section)
-    for index, (part, paths) in enumerate(parts):
-        for path in paths:
-            number += 1
-            section = chapter(site, path, language, book_paths, published, solutions)
-            number_chapter(section, number, language, bool(part), labels)
-            chapters.append((index, part, number, section))
+    chapters, labels = [], {}  # (part index, part title, number, section)
+    for number, (index, part, section) in enumerate(ready, start=1):
+        if not solutions:
+            open_blocks(section, solutions)
+        number_chapter(section, number, language, bool(part), labels)
+        chapters.append((index, part, number, section))
     for *_, section in chapters:
         add_cross_references(section, labels, language)
     cited = cite_references([(n, section) for _, _, n, section in chapters], language)
@@ -707,34 +831,8 @@ def book_html(site, language, site_url=None, solutions=True, facts=None):
         toc.append(f'<li class="part"><a href="#references"><span class="title">{words["references"]}</span>'
                    f'{page_number("references")}</a></li>')
 
-    site_title = home.select_one("nav.md-nav--primary > label.md-nav__title").get_text(" ", strip=True)
+    site_title = site_title_of(home)
     title = site_title if solutions else f"{site_title} — {words['student_title']}"
-    url = f"{published}{LANGUAGES[language]}" if published else ""
-    where = f'<p>{words["online"]}: <a href="{url}">{url}</a></p>' if url else ""
-    cite = words["cite_text"].format(
-        authors=html.escape(data["authors"]), year=data["year"], title=html.escape(site_title), version=data["version"],
-        url=f'<a href="{url}">{url}</a>' if url else "",
-    ).rstrip()
-    bibtex = (
-        f"@misc{{handtf-{data['series']}-{language},\n  author   = {{{{{data['authors']}}}}},\n"
-        f"  title    = {{{site_title}}},\n  year     = {{{data['year']}}},\n  version  = {{{data['version']}}},\n"
-        f"  language = {{{'chinese' if language == 'zh' else 'english'}}},\n" + (f"  url      = {{{url}}},\n" if url else "") + "}"
-    )
-    version = words["unreleased" if data["unreleased"] else "version"].format(version=data["version"], date=data["released"])
-    cover = f"""
-<section class="handtf-cover" id="cover">
-  <h1 role="none">{html.escape(site_title)}</h1>
-  {"" if solutions else f'<p class="edition-title"><strong>{words["student_title"]}</strong></p>'}
-  <p class="subtitle">{html.escape(words["subtitle"])}</p>
-  <p class="version">{version}</p>
-  <p class="printed">{words["printed"].format(date=data["printed"], commit=html.escape(data["commit"]))}</p>
-  {where}
-  {"" if solutions else f'<p class="edition">{words["student"]}</p>'}
-  <h2 role="none">{words["cite"]}</h2>
-  <p>{cite}</p>
-  <pre><code>{html.escape(bibtex)}</code></pre>
-  <p>{words["licence"]}</p>
-</section>"""
     contents = (f'<section class="handtf-toc" id="contents" style="page: contents"><h1>{words["contents"]}</h1>'
                 f'<ol>{"".join(toc)}</ol></section>')
     pages_css.append(f"@page contents {{ @top-left {{ content: {css_string(words['contents'])}; font: 9pt/1 sans-serif; color: #555; }} }}")
@@ -742,7 +840,7 @@ def book_html(site, language, site_url=None, solutions=True, facts=None):
 <html lang="{language}" dir="ltr"><head><meta charset="utf-8"><title>{html.escape(title)}</title>{styles}
 <style>{PRINT_CSS}{"".join(pages_css)}</style></head>
 <body lang="{language}" data-md-color-scheme="default" data-md-color-primary="indigo" data-md-color-accent="indigo">
-<div class="md-typeset">{cover}{contents}{"".join(body)}</div>
+<div class="md-typeset">{cover_html(language, solutions, data, site_title, published)}{contents}{"".join(body)}</div>
 <script>window.document$ = {{ subscribe(next) {{ next({{ body: document.body }}); return {{ unsubscribe() {{}} }}; }} }};</script>
 {scripts}</body></html>"""
 
@@ -830,6 +928,20 @@ DRAWN_IMAGES = """() => [...document.images].filter(i => {
 }).map(i => i.currentSrc || i.src)"""
 
 
+# Nothing painted, the same layout (visibility takes no room): a print that only tells on which
+# page each anchor falls, in a third of the time of one that draws the text, figures and fonts.
+LAYOUT_ONLY = """hide => {
+    if (hide) {
+        const style = document.createElement('style');
+        style.id = 'handtf-layout-only';
+        style.textContent = 'html, html * { visibility: hidden !important; }';
+        document.head.append(style);
+    } else {
+        document.getElementById('handtf-layout-only').remove();
+    }
+}"""
+
+
 def fonts_drawing(page, selector, limit=40):
     """{PostScript name of a font: glyphs} that Chromium draws the text of the first ``limit``
     elements matching ``selector`` with (DevTools' CSS.getPlatformFontsForNode): a bold face
@@ -850,11 +962,11 @@ def fonts_drawing(page, selector, limit=40):
 
 
 def print_pdf(browser, html_path, pdf_path, metadata=None, fonts=None):
-    """Print the book until its page numbers hold: the first PDF tells on which page each
-    anchor falls, the next shows those pages in the contents and the cross-references (a
-    number a digit shorter can move an anchor: then once more). The last is printed with
-    bookmarks and tags, and gets ``metadata``. Returns the addresses of the images drawn
-    on paper (the print media's layout)."""
+    """Print the book until its page numbers hold: the first PDF, with nothing drawn
+    (``LAYOUT_ONLY``), tells on which page each anchor falls, the next shows those pages in
+    the contents and the cross-references (a number a digit shorter can move an anchor: then
+    once more). The last is printed with bookmarks and tags, and gets ``metadata``. Returns
+    the addresses of the images drawn on paper (the print media's layout)."""
     page = browser.new_page(viewport={"width": COLUMN_PX, "height": 1000})
     page.set_default_timeout(PRINT_TIMEOUT)
     try:
@@ -871,7 +983,9 @@ def print_pdf(browser, html_path, pdf_path, metadata=None, fonts=None):
         drawn = page.evaluate(DRAWN_IMAGES)  # now: after printing, Chromium lays the page out for the screen again
         if fonts is not None:  # the faces of bold words and of the text, as printed
             fonts.update(bold=fonts_drawing(page, ".handtf-chapter p strong"), text=fonts_drawing(page, ".handtf-chapter > p"))
+        page.evaluate(LAYOUT_ONLY, True)
         page.pdf(path=str(pdf_path), **PDF_OPTIONS)
+        page.evaluate(LAYOUT_ONLY, False)
         numbers = anchor_pages(pdf_path)
         for _ in range(2):
             page.evaluate(FILL_PAGE_NUMBERS, numbers)
@@ -918,8 +1032,7 @@ def anchor_pages(pdf_path):
 
 def metadata_of(site, language, solutions, facts):
     """The PDF's title, author, subject and keywords: the edition, version, print date and commit."""
-    home = BeautifulSoup((site / LANGUAGES[language] / "index.html").read_text(encoding="utf-8"), "html.parser")
-    site_title = home.select_one("nav.md-nav--primary > label.md-nav__title").get_text(" ", strip=True)
+    site_title = site_title_of(BeautifulSoup((site / LANGUAGES[language] / "index.html").read_text(encoding="utf-8"), "html.parser"))
     words = WORDS[language]
     return {
         "/Title": site_title if solutions else f"{site_title} — {words['student_title']}",
@@ -930,31 +1043,59 @@ def metadata_of(site, language, solutions, facts):
     }
 
 
+def print_language(site, out, language, editions=(True,), site_url=None, facts=None, browser=None):
+    """Print the ``editions`` of one language's book into ``out`` (True: the full edition,
+    ``handtf-LANGUAGE.pdf``; False: the student edition, ``handtf-LANGUAGE-student.pdf``), from
+    one reading of its pages (``book_sources``), with ``browser`` or a Chromium launched here.
+    Returns [(path, [address of each image drawn on paper], {"bold": {font: glyphs}, "text":
+    {...}} (``fonts_drawing``)), ...], in the order of ``editions``."""
+    if browser is None:
+        with _chromium() as launched:
+            return print_language(site, out, language, editions, site_url, facts, launched)
+    out, facts, printed = Path(out), facts or edition(), []
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        for solutions, book in book_sources(site, language, site_url, editions, facts):
+            name = f"handtf-{language}" + ("" if solutions else "-student")
+            source, pdf = Path(scratch) / f"{name}.html", out / f"{name}.pdf"
+            source.write_text(book, encoding="utf-8")
+            used = {}
+            images = print_pdf(browser, source, pdf, metadata_of(site, language, solutions, facts), used)
+            printed.append((pdf, images, used))
+    return printed
+
+
 def build(site, out, browser=None, languages=tuple(LANGUAGES), site_url=None, solutions=True, drawn=None, fonts=None):
     """Print ``handtf-LANGUAGE.pdf`` for each language into ``out`` (with ``browser``, a Playwright
-    Chromium, or Debian's Chromium launched here); returns {language: path}.
+    Chromium, one language after the other; else each language in a process of its own, with a
+    Chromium of its own, as many at once as there are cores); returns {language: path}.
     ``solutions=False`` prints the student edition, ``handtf-LANGUAGE-student.pdf``;
     a dict ``drawn`` gets {path: [address of each image drawn on paper]}, a dict ``fonts``
     {path: {"bold": {font: glyphs}, "text": {...}}} (``fonts_drawing``)."""
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    if browser is None:
-        with _chromium() as launched:
-            return build(site, out, launched, languages, site_url, solutions, drawn, fonts)
-    written, facts = {}, edition()
-    with tempfile.TemporaryDirectory() as scratch:
-        for language in languages:
-            name = f"handtf-{language}" + ("" if solutions else "-student")
-            source, pdf = Path(scratch) / f"{name}.html", out / f"{name}.pdf"
-            source.write_text(book_html(site, language, site_url, solutions, facts), encoding="utf-8")
-            used = {}
-            images = print_pdf(browser, source, pdf, metadata_of(site, language, solutions, facts), used)
-            if fonts is not None:
-                fonts[pdf] = used
-            if drawn is not None:
-                drawn[pdf] = images
-            written[language] = pdf
+    facts = edition()
+    if browser is not None or len(languages) < 2:
+        printed = [print_language(site, out, language, (solutions,), site_url, facts, browser) for language in languages]
+    else:
+        with in_processes(len(languages)) as pool:
+            printed = list(pool.map(print_language, *zip(*[(site, out, language, (solutions,), site_url, facts) for language in languages])))
+    written = {}
+    for language, [(pdf, images, used)] in zip(languages, printed, strict=True):
+        if fonts is not None:
+            fonts[pdf] = used
+        if drawn is not None:
+            drawn[pdf] = images
+        written[language] = pdf
     return written
+
+
+def in_processes(jobs):
+    """A pool of ``jobs`` processes, at most one a core: printing a book keeps about one core
+    busy (Python waits while Chromium lays it out), so on two cores two print in little more
+    than the time of one."""
+    import concurrent.futures
+    import multiprocessing
+
+    return concurrent.futures.ProcessPoolExecutor(min(jobs, os.cpu_count() or 1), mp_context=multiprocessing.get_context("spawn"))
 
 
 @contextlib.contextmanager

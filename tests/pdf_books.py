@@ -6,10 +6,10 @@ pages, its text (``text``, without the running header, ``header``, and the page
 number, ``folio``) and how many characters it draws as glyph 0 (``glyph_zero``);
 ``OUT/handtf-LANGUAGE.images.json``, the images drawn on paper, and
 ``OUT/handtf-LANGUAGE.fonts.json``, the fonts of bold words and of the text.
-tests/conftest.py runs it in a process of its own as soon as the session's site
-is built, so printing runs beside the other tests.
+tests/test_pdf.py's session fixture ``pdfs`` runs it in a process of its own.
 """
 
+import concurrent.futures
 import json
 import re
 import subprocess
@@ -103,23 +103,43 @@ def page_glyph_zero(page, seen=None):
     return zeros
 
 
-def main(site, out):
+def build_pdf():
     sys.path.insert(0, str(ROOT / "scripts"))
     import build_pdf
+
+    return build_pdf
+
+
+def read_back(pdf, drawn, fonts):
+    """Write the ``.json``, ``.images.json`` and ``.fonts.json`` of a printed book."""
     from pypdf import PdfReader
 
-    drawn, fonts = {}, {}
-    with build_pdf._chromium() as browser:  # the book of each language, then the student edition
-        printed = [*build_pdf.build(Path(site), Path(out), browser, drawn=drawn, fonts=fonts).values(),
-                   *build_pdf.build(Path(site), Path(out), browser, solutions=False, drawn=drawn, fonts=fonts).values()]
-    for pdf in printed:
-        pages = []
-        for number, (text, page) in enumerate(zip(page_texts(pdf), PdfReader(pdf).pages, strict=True), start=1):
-            header, folio, body = margins(text, number)
-            pages.append({"text": body, "header": header, "folio": folio, "glyph_zero": page_glyph_zero(page)})
-        pdf.with_suffix(".json").write_text(json.dumps(pages, ensure_ascii=False), encoding="utf-8")
-        pdf.with_suffix(".images.json").write_text(json.dumps(drawn[pdf]), encoding="utf-8")
-        pdf.with_suffix(".fonts.json").write_text(json.dumps(fonts[pdf]), encoding="utf-8")
+    with concurrent.futures.ThreadPoolExecutor(1) as reading:
+        texts = reading.submit(page_texts, pdf)  # pdftotext reads the text while pypdf counts the glyphs
+        zeros = [page_glyph_zero(page) for page in PdfReader(pdf).pages]
+        texts = texts.result()
+    pages = []
+    for number, (text, zero) in enumerate(zip(texts, zeros, strict=True), start=1):
+        header, folio, body = margins(text, number)
+        pages.append({"text": body, "header": header, "folio": folio, "glyph_zero": zero})
+    pdf.with_suffix(".json").write_text(json.dumps(pages, ensure_ascii=False), encoding="utf-8")
+    pdf.with_suffix(".images.json").write_text(json.dumps(drawn), encoding="utf-8")
+    pdf.with_suffix(".fonts.json").write_text(json.dumps(fonts), encoding="utf-8")
+
+
+def print_language(site, out, language, facts):
+    """Print the book of ``language`` and its student edition, from one reading of its pages, and read both back."""
+    for pdf, drawn, fonts in build_pdf().print_language(Path(site), Path(out), language, (True, False), facts=facts):
+        read_back(pdf, drawn, fonts)
+
+
+def main(site, out):
+    """Each language in a process of its own, both at once (``build_pdf.in_processes``)."""
+    books = build_pdf()
+    facts = books.edition()
+    with books.in_processes(len(books.LANGUAGES)) as pool:
+        for printing in [pool.submit(print_language, site, out, language, facts) for language in books.LANGUAGES]:
+            printing.result()
 
 
 if __name__ == "__main__":

@@ -259,15 +259,13 @@ def book_text(page_texts):
 def articles(built_site, language):
     """Each page's article in the built site, parsed, maths left out (the book shows it typeset).
     Parsed once a session and read by several tests: none may change it."""
-    from bs4 import BeautifulSoup
-
     from test_course import built_html
 
-    found = {}
+    build_pdf, found = build_pdf_module(), {}
+    left_out = ("arithmatex", "headerlink", "anchor-link", "handtf-course", "md-source-file")
     for page in pages(language):
-        soup = BeautifulSoup(built_html(built_site, page).read_text(encoding="utf-8"), "html.parser")
-        article = soup.select_one("article.md-content__inner")
-        for element in article.select(".arithmatex, .headerlink, .anchor-link, .handtf-course, .md-source-file"):
+        _, article = build_pdf.page_article(built_html(built_site, page).read_text(encoding="utf-8"))
+        for element in build_pdf.tags(article, lambda tag: build_pdf.has_class(tag, left_out)):
             element.decompose()
         found[page] = article
     return found
@@ -337,11 +335,8 @@ def test_the_cover_names_no_local_address(texts, student_texts, language):
 
 
 def test_the_cover_names_the_published_address(built_site):
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import build_pdf
-
-    book = build_pdf.book_html(built_site, "zh", site_url="https://example.org/handtf/")
-    cover = book[book.index('<section class="handtf-cover"') : book.index("</section>")]
+    build_pdf = build_pdf_module()
+    cover = build_pdf.cover(built_site, "zh", site_url="https://example.org/handtf/")  # the book's cover, without its chapters
     assert f'href="https://example.org/handtf/{handtf.__version__.rsplit(".", 1)[0]}/zh/"' in cover
     assert "127.0.0.1" not in cover and "localhost" not in cover  # (the home page may name `mkdocs serve`'s address)
     for local in ("http://127.0.0.1:8000/handtf/", "http://localhost/handtf/", "file:///tmp/site/", "http://[::1]/", "http://10.0.0.2/"):
