@@ -1,5 +1,6 @@
 """Figures of part 2, the Transformer piece by piece."""
 
+import functools
 import inspect
 import math
 
@@ -45,11 +46,11 @@ def positional_encoding(phone=False):
     return restack(fig, groups=[[0, 1], [2]]) if phone else fig
 
 
-@figure("qk-spread", words={"en": {"title": "mean max weight, 8 keys"}, "zh": {"title": "最大权重的均值，8 个键"}}, phone=True)
-def qk_spread(words, phone=False):
+@functools.cache
+def qk_spread_data(n_samples=2000, n_keys=8):
+    """The spread of random dot products and the softmax's largest weight, by d_k (once: every variant draws it)."""
     rng = np.random.default_rng(0)
     d_ks = 2 ** np.arange(2, 10)  # 4 .. 512
-    n_samples, n_keys = 2000, 8
     raw_std, scaled_std, raw_max, scaled_max = [], [], [], []
     for d_k in d_ks:
         q = rng.standard_normal((n_samples, 1, d_k))  # [n_samples, 1, d_k]
@@ -59,6 +60,13 @@ def qk_spread(words, phone=False):
         scaled_std.append((scores / math.sqrt(d_k)).std())
         raw_max.append(handtf.softmax(scores).max(axis=-1).mean())
         scaled_max.append(handtf.softmax(scores / math.sqrt(d_k)).max(axis=-1).mean())
+    return d_ks, raw_std, scaled_std, raw_max, scaled_max
+
+
+@figure("qk-spread", words={"en": {"title": "mean max weight, 8 keys"}, "zh": {"title": "最大权重的均值，8 个键"}}, phone=True)
+def qk_spread(words, phone=False):
+    n_keys = 8
+    d_ks, raw_std, scaled_std, raw_max, scaled_max = qk_spread_data(n_keys=n_keys)
     fig, (left, right) = plt.subplots(1, 2, figsize=(8.4, 3.6))
     fig.subplots_adjust(left=0.08, right=0.98, bottom=0.16, top=0.86, wspace=0.3)
     left.plot(d_ks, np.sqrt(d_ks), color=C.muted, linestyle="--", label="√d_k")
