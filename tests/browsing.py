@@ -5,6 +5,7 @@ The fixtures that use these live in ``tests/conftest.py`` (``built_site``,
 test in any file asks for them by name and opens its own pages with ``Visit(browser, url)``.
 """
 
+import contextlib
 import json
 import os
 import shutil
@@ -20,6 +21,21 @@ import failure_screenshots
 PREFIX = "/handtf/"
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
 CRAWL_BATCH = 8  # pages loading at once while crawling
+
+
+@contextlib.contextmanager
+def chromium():
+    """Debian's Chromium, launched by a Playwright instance of its own (one per thread, as
+    Playwright's documentation asks of a program that uses it from two threads)."""
+    executable = find_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=LAUNCH_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
 
 
 def find_chromium():

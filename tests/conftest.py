@@ -37,7 +37,7 @@ import pytest
 from filelock import FileLock
 
 from failure_screenshots import pytest_runtest_makereport  # noqa: F401  (a hook: screenshots of a failing browser test)
-from browsing import LAUNCH_ARGS, PREFIX, SubPathHandler, find_chromium
+from browsing import PREFIX, SubPathHandler, chromium
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD_TIMEOUT = 600  # seconds: a loaded 2-core machine takes about a minute
@@ -182,10 +182,5 @@ def base_url(built_site):
 @pytest.fixture(scope="session")
 def browser():
     """One headless Chromium for the whole session; each test opens and closes its own pages."""
-    executable = find_chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, args=LAUNCH_ARGS)
+    with chromium() as browser:
         yield browser
-        browser.close()

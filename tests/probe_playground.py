@@ -35,7 +35,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import handtf  # noqa: E402
-from browsing import LAUNCH_ARGS, PREFIX, SubPathHandler, Visit, find_chromium  # noqa: E402
+from browsing import PREFIX, SubPathHandler, Visit, chromium  # noqa: E402
 from handtf.display import format_number  # noqa: E402
 from handtf.trees import paths  # noqa: E402
 from pages import ROOT  # noqa: E402
@@ -408,18 +408,14 @@ PORT_RUN = """async ([probes, model]) => {
 
 
 def run(base_url, verbose):
-    from playwright.sync_api import sync_playwright
-
     port, links, pages = port_probes(), link_probes(), page_probes()
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=find_chromium(), args=LAUNCH_ARGS)
+    with chromium() as browser:
         visit = Visit(browser, base_url + "playground/")
         visit.page.wait_for_function("() => window.handtf !== undefined")
         answers = visit.page.evaluate(PORT_RUN, [[[code, as_lists(m) if m is not None else None] for _, code, m, _ in port]
                                                  + [[code, None] for _, code, _ in links], None])
         visit.close()
         page_answers = [run_page_probe(browser, base_url, q, key, action) for _, q, key, action, _ in pages]
-        browser.close()
     labels = [p[0] for p in port] + [p[0] for p in links] + [p[0] for p in pages]
     expects = [p[3] for p in port] + [p[2] for p in links] + [p[4] for p in pages]
     groups = ["port"] * len(port) + ["links"] * len(links) + ["page"] * len(pages)

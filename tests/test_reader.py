@@ -46,7 +46,7 @@ from PIL import Image
 
 from accessibility import axe_both_schemes
 from beyond_axe import beyond_axe_facts
-from browsing import LAUNCH_ARGS, PREFIX, TOGGLE, Visit, crawl_site, drawn, find_chromium, has_figures, is_page
+from browsing import PREFIX, TOGGLE, Visit, chromium, crawl_site, drawn, has_figures, is_page, language_of
 from pages import DOCS, nav_files, pages
 from phone_view import FIGURE_FACTS, PHONE, phone_facts, small_figures
 
@@ -88,17 +88,10 @@ def read_page(visit, facts):
 
 
 def crawl_in_a_browser_of_its_own(base_url, language):
-    """``crawl_site`` of one language's pages, in a Chromium of its own (run in a thread of its own:
-    Playwright's documented way to use it from two threads is an instance per thread); every page
-    is closed once read."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=find_chromium(), args=LAUNCH_ARGS)
-        try:
-            return crawl_site(browser.new_context(), base_url, read=read_page, keep=set(), languages=(language,))
-        finally:
-            browser.close()
+    """``crawl_site`` of one language's pages, in a Chromium of its own (``browsing.chromium``: this
+    runs in a thread of its own); every page is closed once read."""
+    with chromium() as browser:
+        return crawl_site(browser.new_context(), base_url, read=read_page, keep=set(), languages=(language,))
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +113,7 @@ def crawl(browser, base_url):
         chinese = pool.submit(crawl_in_a_browser_of_its_own, base_url, "zh/")
         found = crawl_site(context, base_url, read=read_page, keep=live, languages=("",))
         found.update(chinese.result())
-    for url in sorted(url for url in live if url.startswith(base_url + "zh/")):
+    for url in sorted(url for url in live if language_of(url, base_url) == "zh/"):
         crawled, facts = found[url]
         again = Visit(context, url, light_search=True)
         for record in ("console_errors", "remote_requests", "failed"):  # what both loads logged and requested
