@@ -56,6 +56,27 @@ SLOW_FIXTURES = {
 }
 # the fixtures of the two longest files, each minutes on one worker: they start first
 LONGEST_FIXTURES = {"pdfs", "crawl"}
+# Within their group, these files start first, longest first: the seconds each took in the fast
+# lane on the project's quiet 2-core machine (November 2026). A file ordered by its name alone
+# could come last and leave one worker alone with it: the two induction pages, 10 s each,
+# kept one worker busy for 20 s after the other had finished. A file missing here is treated as short.
+LONG_FILES = {
+    "tests/test_figures.py": 46,
+    "tests/test_seq2seq_training.py": 14,
+    "tests/test_cli.py": 13,
+    "tests/test_training.py": 12,
+    "tests/test_reader.py": 8,
+    "tests/test_console.py": 6,
+    "tests/test_adder.py": 5,
+    "tests/test_cli_train.py": 4,
+    "tests/test_exercises.py": 4,
+    "docs/induction.md": 4,
+    "docs/induction.zh.md": 4,
+    "tests/test_compiler.py": 3,
+    "tests/test_adder_port.py": 3,
+    "docs/training-by-hand.md": 3,
+    "docs/training-by-hand.zh.md": 3,
+}
 # the tests that start their slow work themselves, by name, and the files that are slow throughout
 SLOW_TESTS = {
     "test_the_notebook_prints_its_saved_outputs": "the notebooks run in Jupyter",
@@ -79,19 +100,24 @@ def pytest_collection_modifyitems(config, items):
 
     pytest-xdist (``--dist loadfile --no-loadscope-reorder``) hands each worker the next
     file in this order when its current one is almost done, so the long files must
-    start first and the short ones fill the workers' last minutes: first the two
-    longest (the printed books, ``pdfs``; the crawl of every page, ``crawl``), then the
-    other files with a slow test, then the others that need the site, then the rest.
+    start first and the short ones fill the workers' last minutes. The whole suite starts
+    with the two longest (the printed books, ``pdfs``; the crawl of every page, ``crawl``),
+    then the other files with a slow test, then the others that need the site, then the
+    rest; within each group, the ``LONG_FILES`` first, longest first. The fast lane, whose
+    slow tests are left out, orders its files by ``LONG_FILES`` alone: the figure check
+    starts on one worker while the other builds the site.
     """
     for item in items:
         if slow_reason(item):
             item.add_marker(pytest.mark.slow)
+    fast_lane = "not slow" in (config.option.markexpr or "")
     rank = {}
     for item in items:
         fixtures = set(getattr(item, "fixturenames", ()))
         here = 0 if fixtures & LONGEST_FIXTURES else 1 if item.get_closest_marker("slow") else 2 if "built_site" in fixtures else 3
-        rank[item.path] = min(rank.get(item.path, 3), here)
-    items.sort(key=lambda item: rank[item.path])  # stable: each file's own order is kept
+        rank[item.path] = 0 if fast_lane else min(rank.get(item.path, 3), here)
+    seconds = {item.path: LONG_FILES.get(item.path.as_posix().removeprefix(ROOT.as_posix() + "/"), 0) for item in items}
+    items.sort(key=lambda item: (rank[item.path], -seconds[item.path]))  # stable: each file's own order is kept
 
 
 # What the fast lane left out, said at the end of its run. Under pytest-xdist the workers

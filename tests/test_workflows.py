@@ -161,3 +161,13 @@ def test_the_fast_lane_leaves_out_the_slow_tests_and_says_which(tmp_path, worker
     )
     assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout + done.stderr  # xdist counts no deselected
     assert "1 slow tests left out, in 1 files:\n  test_inner.py: 1 needs Chromium" in done.stdout, done.stdout
+
+
+def test_each_file_the_order_names_exists():
+    """tests/conftest.py starts these files first, longest first: a renamed or removed file
+    would silently drop to the end of the run, where one worker could be left alone with it."""
+    from conftest import LONG_FILES
+
+    missing = [path for path in LONG_FILES if not (ROOT / path).is_file()]
+    assert not missing, f"LONG_FILES in tests/conftest.py names files that do not exist: {missing}"
+    assert list(LONG_FILES.values()) == sorted(LONG_FILES.values(), reverse=True), "keep LONG_FILES longest first"
