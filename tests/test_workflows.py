@@ -98,6 +98,12 @@ def test_the_deploy_publishes_only_after_the_tests_passed():
     books = [line for line in commands[pdf[0]].splitlines() if "scripts/build_pdf.py" in line]
     assert all("--site-url" in line for line in books), "the cover must name the published address, not a local one"
     assert any("--no-solutions" in line for line in books) and any("--no-solutions" not in line for line in books)
+    # the site is built once, before both editions, which print that build (--site)
+    built = [line for line in commands[pdf[0]].splitlines() if "mkdocs build --strict --site-dir" in line]
+    assert len(built) == 1, commands[pdf[0]]
+    folder = built[0].split("--site-dir", 1)[1].split()[0]
+    assert all(f"--site {folder} " in line for line in books), (folder, books)
+    assert commands[pdf[0]].index(built[0]) < commands[pdf[0]].index(books[0])
 
 
 def test_the_readme_says_what_runs_where():
