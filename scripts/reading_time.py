@@ -27,7 +27,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 from mkdocs.utils.yaml import yaml_load
@@ -36,7 +35,7 @@ from handtf_site.reading_time import CJK, WORD, minutes
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from browsing import LAUNCH_ARGS, PREFIX, SubPathHandler, drawn  # noqa: E402  (the site served as the tests serve it)
+from browsing import LAUNCH_ARGS, PREFIX, SiteServer, SubPathHandler, drawn  # noqa: E402  (the site served as the tests serve it)
 
 VIEWPORT = {"width": 1280, "height": 800}
 LANGUAGES = ("en", "zh")
@@ -172,7 +171,7 @@ def main(argv=None):
                        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}, stdout=subprocess.DEVNULL)
     if not (site / "index.html").exists():
         parser.error(f"{site} holds no built site (no index.html)")
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(SubPathHandler, directory=str(site)))
+    server = SiteServer(("127.0.0.1", 0), functools.partial(SubPathHandler, directory=str(site)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     from playwright.sync_api import sync_playwright
 

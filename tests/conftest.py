@@ -30,14 +30,13 @@ import os
 import subprocess
 import sys
 import threading
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 from filelock import FileLock
 
 from failure_screenshots import pytest_runtest_makereport  # noqa: F401  (a hook: screenshots of a failing browser test)
-from browsing import PREFIX, SubPathHandler, chromium
+from browsing import PREFIX, SiteServer, SubPathHandler, chromium
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD_TIMEOUT = 600  # seconds: a loaded 2-core machine takes about a minute
@@ -197,7 +196,7 @@ def built_site(tmp_path_factory, worker_id):
 def base_url(built_site):
     """``http://127.0.0.1:PORT/handtf/``: the built site served on a free local port."""
     handler = functools.partial(SubPathHandler, directory=str(built_site))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = SiteServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_port}{PREFIX}"

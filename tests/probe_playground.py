@@ -27,7 +27,6 @@ import sys
 import tempfile
 import threading
 from dataclasses import dataclass
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import numpy as np
@@ -35,7 +34,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import handtf  # noqa: E402
-from browsing import PREFIX, SubPathHandler, Visit, chromium  # noqa: E402
+from browsing import PREFIX, SiteServer, SubPathHandler, Visit, chromium  # noqa: E402
 from handtf.display import format_number  # noqa: E402
 from handtf.trees import paths  # noqa: E402
 from pages import ROOT  # noqa: E402
@@ -435,7 +434,7 @@ def run(base_url, verbose):
 
 def serve(folder):
     handler = functools.partial(SubPathHandler, directory=str(folder))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = SiteServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_port}{PREFIX}"
 

@@ -13,11 +13,10 @@ import shutil
 import subprocess
 import sys
 import threading
-from http.server import ThreadingHTTPServer
 
 import pytest
 
-from browsing import PREFIX, SubPathHandler, Visit
+from browsing import PREFIX, SiteServer, SubPathHandler, Visit
 from pages import ROOT
 
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -133,7 +132,7 @@ def deployed_url(dry_run, tmp_path_factory):
     folder = tmp_path_factory.mktemp("deployed")
     archive = subprocess.run(["git", "archive", BRANCH], cwd=repo, check=True, capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(SubPathHandler, directory=str(folder)))
+    server = SiteServer(("127.0.0.1", 0), functools.partial(SubPathHandler, directory=str(folder)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_port}{PREFIX}"
     server.shutdown()

@@ -7,16 +7,22 @@ release deploy, which calls it before it publishes) and the deploy itself
 README, the workflows and ``.ci/run`` cannot drift apart.
 """
 
+import functools
 import os
 import re
+import socket
+import struct
 import subprocess
 import sys
 import textwrap
+import threading
+from http.server import ThreadingHTTPServer
 
 import pytest
 import yaml
 
 import failure_screenshots
+from browsing import PREFIX, SiteServer, SubPathHandler
 from pages import ROOT
 
 WORKFLOWS = ROOT / ".github" / "workflows"
@@ -177,3 +183,31 @@ def test_each_file_the_order_names_exists():
     missing = [path for path in LONG_FILES if not (ROOT / path).is_file()]
     assert not missing, f"LONG_FILES in tests/conftest.py names files that do not exist: {missing}"
     assert list(LONG_FILES.values()) == sorted(LONG_FILES.values(), reverse=True), "keep LONG_FILES longest first"
+
+
+@pytest.mark.parametrize("quiet", [True, False])
+def test_a_page_closed_mid_answer_prints_no_traceback(tmp_path, capsys, quiet):
+    """The test server (browsing.SiteServer) says nothing when the browser hangs up while it
+    answers; socketserver's own server prints the traceback, which is what this test would see."""
+    (tmp_path / "big.bin").write_bytes(b"x" * 8_000_000)  # more than the socket buffers hold
+    server_class = SiteServer if quiet else ThreadingHTTPServer
+    server = server_class(("127.0.0.1", 0), functools.partial(SubPathHandler, directory=str(tmp_path)))
+
+    def hang_up():
+        client = socket.create_connection(server.server_address)
+        client.sendall(f"GET {PREFIX}big.bin HTTP/1.1\r\nHost: localhost\r\n\r\n".encode())
+        client.recv(1024)  # the answer has started
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        client.close()  # a reset: the page is gone
+
+    browser = threading.Thread(target=hang_up)
+    browser.start()
+    request, address = server.get_request()
+    server.process_request_thread(request, address)  # answered here, in this thread: what it prints is seen below
+    browser.join(timeout=30)
+    server.server_close()
+    said = capsys.readouterr().err
+    if quiet:
+        assert said == "", said
+    else:
+        assert "Traceback" in said and ("BrokenPipeError" in said or "ConnectionResetError" in said), said
