@@ -172,10 +172,11 @@ def heatmap(ax, matrix, rows, cols, title=None, norm=None, fontsize=9, groups=No
     ax.pcolormesh(edges_x, edges_y, np.clip(matrix, norm.vmin, norm.vmax), cmap=C.cmap, norm=norm)  # vector cells, no raster
     ax.set_xlim(edges_x[0], edges_x[-1])
     ax.set_ylim(edges_y[-1], edges_y[0])  # row 0 at the top
-    for i in range(n_rows):
-        for j in range(n_cols):
-            background = C.cmap(norm(np.clip(matrix[i, j], norm.vmin, norm.vmax)))
-            label(ax, j, i, text(matrix[i, j]), background, ha="center", va="center", fontsize=fontsize)
+    backgrounds = C.cmap(norm(np.clip(matrix, norm.vmin, norm.vmax)))  # [n_rows, n_cols, RGBA]: each cell's colour
+    for (i, j), value in np.ndenumerate(matrix):
+        words = text(value)
+        if words:  # an empty cell gets no Text at all: it would draw nothing
+            label(ax, j, i, words, tuple(backgrounds[i, j].tolist()), ha="center", va="center", fontsize=fontsize)
     ax.set_xticks(range(n_cols), [str(c) for c in cols], fontsize=fontsize)
     ax.set_yticks(range(n_rows), [str(r) for r in rows], fontsize=fontsize)
     ax.xaxis.tick_top()
@@ -291,8 +292,8 @@ def cut_off(fig):
     """The texts of a drawn figure that reach past its edge, where the saved picture cuts them."""
     renderer = fig.canvas.get_renderer()
     inside = fig.bbox.padded(1.0)  # a pixel of anti-aliasing
-    return [t.get_text() for t in written_texts(fig)
-            if not inside.contains(*t.get_window_extent(renderer).p0) or not inside.contains(*t.get_window_extent(renderer).p1)]
+    boxes = ((t.get_text(), t.get_window_extent(renderer)) for t in written_texts(fig))  # each text laid out once
+    return [text for text, box in boxes if not inside.contains(*box.p0) or not inside.contains(*box.p1)]
 
 
 def quality_problems(fig, max_width=None):
@@ -401,8 +402,7 @@ def restack(fig, groups=None, columns=1, gap=PHONE_GAP_IN, margin=0.08):
     for artist in [*fig.patches, *fig.artists]:
         artist.remove()
     headers = [a for a in fig.get_children() if isinstance(a, Legend) or isinstance(a, Text) and a.get_text().strip()]
-    fig.draw_without_rendering()  # the layout, measured below, without rasterising it
-    renderer = fig.canvas.get_renderer()
+    renderer = fig.canvas.get_renderer()  # measuring lays out what it measures (ticks, titles): no drawing needed
     boxes = [_inches(Bbox.union([ax.get_tightbbox(renderer) for ax in group]), fig) for group in groups]
     places = [[_inches(ax.get_position().transformed(fig.transFigure), fig) for ax in group] for group in groups]
     header_boxes = [_inches(h.get_window_extent(renderer), fig) for h in headers]
