@@ -177,14 +177,15 @@ def heatmap(ax, matrix, rows, cols, title=None, norm=None, fontsize=9, groups=No
         words = text(value)
         if words:  # an empty cell gets no Text at all: it would draw nothing
             label(ax, j, i, words, tuple(backgrounds[i, j].tolist()), ha="center", va="center", fontsize=fontsize)
-    ax.set_xticks(range(n_cols), [str(c) for c in cols], fontsize=fontsize)
-    ax.set_yticks(range(n_rows), [str(r) for r in rows], fontsize=fontsize)
+    # the ticks' style first, so that the ticks made next are made in it (not made, then restyled one by one)
     ax.xaxis.tick_top()
     ax.tick_params(length=0, pad=3)
-    ax.set_xticks(np.arange(n_cols + 1) - 0.5, minor=True)
-    ax.set_yticks(np.arange(n_rows + 1) - 0.5, minor=True)
     ax.grid(which="minor", color=C.grid, linewidth=1)
     ax.tick_params(which="minor", length=0)
+    ax.set_xticks(range(n_cols), [str(c) for c in cols], fontsize=fontsize)
+    ax.set_yticks(range(n_rows), [str(r) for r in rows], fontsize=fontsize)
+    ax.set_xticks(np.arange(n_cols + 1) - 0.5, minor=True)  # the grid between the cells
+    ax.set_yticks(np.arange(n_rows + 1) - 0.5, minor=True)
     for spine in ax.spines.values():
         spine.set_visible(False)
     above = fontsize * 2.1 + 2  # points taken by the column labels
