@@ -15,6 +15,7 @@ import numpy as np  # noqa: E402
 from matplotlib import font_manager  # noqa: E402
 from matplotlib.colors import LinearSegmentedColormap, Normalize, SymLogNorm, to_rgb  # noqa: E402
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, PathPatch  # noqa: E402
+from matplotlib.axis import Axis  # noqa: E402
 from matplotlib.legend import Legend  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 from matplotlib.transforms import Bbox  # noqa: E402
@@ -279,7 +280,18 @@ def smallest_text(fig):
 
 
 def visible_texts(fig):
-    return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip() and t.get_alpha() != 0]
+    """The texts a drawing of ``fig`` shows: not empty, not transparent, and neither they nor an artist above them hidden."""
+    return [t for t in shown_artists(fig) if isinstance(t, Text) and t.get_text().strip() and t.get_alpha() != 0]
+
+
+def shown_artists(artist):
+    """``artist`` and the artists under it that a drawing shows: a hidden artist draws nothing under it,
+    and an axes switched off (``ax.axis("off")``, a diagram) draws neither of its axes, nor their tick labels."""
+    if artist.get_visible():
+        yield artist
+        for child in artist.get_children():
+            if not (isinstance(child, Axis) and not child.axes.axison):  # (asking an axis for its ticks makes them)
+                yield from shown_artists(child)
 
 
 def written_texts(fig):
