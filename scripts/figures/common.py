@@ -32,6 +32,7 @@ MIN_FONT_PT = 9  # the smallest text of any figure: 12 CSS px at natural size
 MAX_WIDTH_IN = 8.4  # at most 806 CSS px wide: in the 688 px column at 1280 px, 9 pt text stays >= 10 px
 PHONE_MAX_WIDTH_IN = 5.3  # a phone variant: at most 509 CSS px, so in the 358 px column at 390 px 9 pt text stays >= 8 px
 MIN_CONTRAST = 4.5  # every text against what is behind it (WCAG AA)
+EDGE_SLACK_IN = 0.01  # how far a text may reach past the figure's edge: anti-aliasing (a pixel at 100 dpi)
 
 matplotlib.rcdefaults()  # ignore any matplotlibrc on this machine: the same code must draw the same bytes
 plt.rcParams.update(
@@ -301,18 +302,20 @@ def written_texts(fig):
     return [t for t in texts if t.get_visible() and t.get_text().strip()]
 
 
-def cut_off(fig):
-    """The texts of a drawn figure that reach past its edge, where the saved picture cuts them."""
-    renderer = fig.canvas.get_renderer()
-    inside = fig.bbox.padded(1.0)  # a pixel of anti-aliasing
+def cut_off(fig, renderer=None):
+    """The texts of a drawn figure that reach past its edge, where the saved picture cuts them, as
+    ``renderer`` lays them out (the one that drew the figure; default: the screen's)."""
+    renderer = renderer or fig.canvas.get_renderer()
+    inside = fig.bbox.padded(EDGE_SLACK_IN * fig.dpi)
     boxes = ((t.get_text(), t.get_window_extent(renderer)) for t in written_texts(fig))  # each text laid out once
     return [text for text, box in boxes if not inside.contains(*box.p0) or not inside.contains(*box.p1)]
 
 
-def quality_problems(fig, max_width=None):
+def quality_problems(fig, max_width=None, renderer=None):
     """What makes a drawn figure hard to read: wider than ``max_width`` inches (default
-    ``MAX_WIDTH_IN``), text too small, too faint on its background, or cut off at its edge."""
-    problems = [f"text {text!r} is cut off at the figure's edge" for text in cut_off(fig)]
+    ``MAX_WIDTH_IN``), text too small, too faint on its background, or cut off at its edge
+    (as ``renderer`` lays the text out, see ``cut_off``)."""
+    problems = [f"text {text!r} is cut off at the figure's edge" for text in cut_off(fig, renderer)]
     max_width = max_width or MAX_WIDTH_IN
     width = fig.get_size_inches()[0]
     if width > max_width + 1e-9:
