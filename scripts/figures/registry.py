@@ -19,6 +19,7 @@ shows one of the two by the width of the screen.
 ``WORDS`` the label tables, ``PHONE`` the names that have a phone variant.
 """
 
+import gc
 import io
 
 import matplotlib.pyplot as plt
@@ -129,6 +130,8 @@ def check(names, folder):
             except ValueError as error:
                 problems.append(f"{file_name}: {error}")
                 continue
+            finally:
+                gc.collect()  # frees the figure just drawn at once, while it is in the CPU's caches
             if path.read_bytes() != fresh:
                 problems.append(f"{file_name}: differs from what the code draws")
     drawn = {file_name for name in FIGURES for file_name in files(name)}
