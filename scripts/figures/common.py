@@ -15,6 +15,7 @@ import numpy as np  # noqa: E402
 from matplotlib import font_manager  # noqa: E402
 from matplotlib.colors import LinearSegmentedColormap, Normalize, SymLogNorm, to_rgb  # noqa: E402
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, PathPatch  # noqa: E402
+from matplotlib.axis import Axis  # noqa: E402
 from matplotlib.legend import Legend  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 from matplotlib.transforms import Bbox  # noqa: E402
@@ -31,6 +32,7 @@ MIN_FONT_PT = 9  # the smallest text of any figure: 12 CSS px at natural size
 MAX_WIDTH_IN = 8.4  # at most 806 CSS px wide: in the 688 px column at 1280 px, 9 pt text stays >= 10 px
 PHONE_MAX_WIDTH_IN = 5.3  # a phone variant: at most 509 CSS px, so in the 358 px column at 390 px 9 pt text stays >= 8 px
 MIN_CONTRAST = 4.5  # every text against what is behind it (WCAG AA)
+EDGE_SLACK_IN = 0.01  # how far a text may reach past the figure's edge: anti-aliasing (a pixel at 100 dpi)
 
 matplotlib.rcdefaults()  # ignore any matplotlibrc on this machine: the same code must draw the same bytes
 plt.rcParams.update(
@@ -172,18 +174,20 @@ def heatmap(ax, matrix, rows, cols, title=None, norm=None, fontsize=9, groups=No
     ax.pcolormesh(edges_x, edges_y, np.clip(matrix, norm.vmin, norm.vmax), cmap=C.cmap, norm=norm)  # vector cells, no raster
     ax.set_xlim(edges_x[0], edges_x[-1])
     ax.set_ylim(edges_y[-1], edges_y[0])  # row 0 at the top
-    for i in range(n_rows):
-        for j in range(n_cols):
-            background = C.cmap(norm(np.clip(matrix[i, j], norm.vmin, norm.vmax)))
-            label(ax, j, i, text(matrix[i, j]), background, ha="center", va="center", fontsize=fontsize)
-    ax.set_xticks(range(n_cols), [str(c) for c in cols], fontsize=fontsize)
-    ax.set_yticks(range(n_rows), [str(r) for r in rows], fontsize=fontsize)
+    backgrounds = C.cmap(norm(np.clip(matrix, norm.vmin, norm.vmax)))  # [n_rows, n_cols, RGBA]: each cell's colour
+    for (i, j), value in np.ndenumerate(matrix):
+        words = text(value)
+        if words:  # an empty cell gets no Text at all: it would draw nothing
+            label(ax, j, i, words, tuple(backgrounds[i, j].tolist()), ha="center", va="center", fontsize=fontsize)
+    # the ticks' style first, so that the ticks made next are made in it (not made, then restyled one by one)
     ax.xaxis.tick_top()
     ax.tick_params(length=0, pad=3)
-    ax.set_xticks(np.arange(n_cols + 1) - 0.5, minor=True)
-    ax.set_yticks(np.arange(n_rows + 1) - 0.5, minor=True)
     ax.grid(which="minor", color=C.grid, linewidth=1)
     ax.tick_params(which="minor", length=0)
+    ax.set_xticks(range(n_cols), [str(c) for c in cols], fontsize=fontsize)
+    ax.set_yticks(range(n_rows), [str(r) for r in rows], fontsize=fontsize)
+    ax.set_xticks(np.arange(n_cols + 1) - 0.5, minor=True)  # the grid between the cells
+    ax.set_yticks(np.arange(n_rows + 1) - 0.5, minor=True)
     for spine in ax.spines.values():
         spine.set_visible(False)
     above = fontsize * 2.1 + 2  # points taken by the column labels
@@ -277,7 +281,18 @@ def smallest_text(fig):
 
 
 def visible_texts(fig):
-    return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip() and t.get_alpha() != 0]
+    """The texts a drawing of ``fig`` shows: not empty, not transparent, and neither they nor an artist above them hidden."""
+    return [t for t in shown_artists(fig) if isinstance(t, Text) and t.get_text().strip() and t.get_alpha() != 0]
+
+
+def shown_artists(artist):
+    """``artist`` and the artists under it that a drawing shows: a hidden artist draws nothing under it,
+    and an axes switched off (``ax.axis("off")``, a diagram) draws neither of its axes, nor their tick labels."""
+    if artist.get_visible():
+        yield artist
+        for child in artist.get_children():
+            if not (isinstance(child, Axis) and not child.axes.axison):  # (asking an axis for its ticks makes them)
+                yield from shown_artists(child)
 
 
 def written_texts(fig):
@@ -287,18 +302,20 @@ def written_texts(fig):
     return [t for t in texts if t.get_visible() and t.get_text().strip()]
 
 
-def cut_off(fig):
-    """The texts of a drawn figure that reach past its edge, where the saved picture cuts them."""
-    renderer = fig.canvas.get_renderer()
-    inside = fig.bbox.padded(1.0)  # a pixel of anti-aliasing
-    return [t.get_text() for t in written_texts(fig)
-            if not inside.contains(*t.get_window_extent(renderer).p0) or not inside.contains(*t.get_window_extent(renderer).p1)]
+def cut_off(fig, renderer=None):
+    """The texts of a drawn figure that reach past its edge, where the saved picture cuts them, as
+    ``renderer`` lays them out (the one that drew the figure; default: the screen's)."""
+    renderer = renderer or fig.canvas.get_renderer()
+    inside = fig.bbox.padded(EDGE_SLACK_IN * fig.dpi)
+    boxes = ((t.get_text(), t.get_window_extent(renderer)) for t in written_texts(fig))  # each text laid out once
+    return [text for text, box in boxes if not inside.contains(*box.p0) or not inside.contains(*box.p1)]
 
 
-def quality_problems(fig, max_width=None):
+def quality_problems(fig, max_width=None, renderer=None):
     """What makes a drawn figure hard to read: wider than ``max_width`` inches (default
-    ``MAX_WIDTH_IN``), text too small, too faint on its background, or cut off at its edge."""
-    problems = [f"text {text!r} is cut off at the figure's edge" for text in cut_off(fig)]
+    ``MAX_WIDTH_IN``), text too small, too faint on its background, or cut off at its edge
+    (as ``renderer`` lays the text out, see ``cut_off``)."""
+    problems = [f"text {text!r} is cut off at the figure's edge" for text in cut_off(fig, renderer)]
     max_width = max_width or MAX_WIDTH_IN
     width = fig.get_size_inches()[0]
     if width > max_width + 1e-9:
@@ -401,8 +418,7 @@ def restack(fig, groups=None, columns=1, gap=PHONE_GAP_IN, margin=0.08):
     for artist in [*fig.patches, *fig.artists]:
         artist.remove()
     headers = [a for a in fig.get_children() if isinstance(a, Legend) or isinstance(a, Text) and a.get_text().strip()]
-    fig.draw_without_rendering()  # the layout, measured below, without rasterising it
-    renderer = fig.canvas.get_renderer()
+    renderer = fig.canvas.get_renderer()  # measuring lays out what it measures (ticks, titles): no drawing needed
     boxes = [_inches(Bbox.union([ax.get_tightbbox(renderer) for ax in group]), fig) for group in groups]
     places = [[_inches(ax.get_position().transformed(fig.transFigure), fig) for ax in group] for group in groups]
     header_boxes = [_inches(h.get_window_extent(renderer), fig) for h in headers]

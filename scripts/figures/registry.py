@@ -19,6 +19,7 @@ shows one of the two by the width of the screen.
 ``WORDS`` the label tables, ``PHONE`` the names that have a phone variant.
 """
 
+import gc
 import io
 
 import matplotlib.pyplot as plt
@@ -72,11 +73,14 @@ def render(name, fmt="svg", scheme="light", language="en", phone=False):
         args = (WORDS[name][language],) if name in WORDS else ()
         fig = FIGURES[name](*args, phone=phone) if name in PHONE else FIGURES[name](*args)
         # Saving draws the figure, which lays the text out (tick labels exist only once the figure is
-        # drawn): what is checked next is what was saved, and the figure is drawn once.
+        # drawn). The figure is checked as that drawing ends, with the renderer that wrote the file: what
+        # is checked is what was saved, and the check reuses the text sizes the drawing just measured.
+        problems = []
+        max_width = PHONE_MAX_WIDTH_IN if phone else None
+        fig.canvas.mpl_connect("draw_event", lambda event: problems.extend(quality_problems(fig, max_width, event.renderer)))
         buffer = io.BytesIO()
         metadata = {"Date": None} if fmt == "svg" else None
         fig.savefig(buffer, format=fmt, metadata=metadata, dpi=110 if fmt == "png" else None)
-        problems = quality_problems(fig, max_width=PHONE_MAX_WIDTH_IN if phone else None)
         width = fig.get_size_inches()[0]
         if not phone and name not in PHONE and width > PHONE_MAX_WIDTH_IN + 1e-9:
             problems.append(f"{width:.2f} in wide, too wide for a phone's column ({PHONE_MAX_WIDTH_IN} in): "
@@ -126,6 +130,8 @@ def check(names, folder):
             except ValueError as error:
                 problems.append(f"{file_name}: {error}")
                 continue
+            finally:
+                gc.collect()  # frees the figure just drawn at once, while it is in the CPU's caches
             if path.read_bytes() != fresh:
                 problems.append(f"{file_name}: differs from what the code draws")
     drawn = {file_name for name in FIGURES for file_name in files(name)}
