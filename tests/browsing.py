@@ -9,8 +9,8 @@ import contextlib
 import json
 import os
 import shutil
-from collections import deque
 import sys
+from collections import deque
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urldefrag, urlparse

@@ -75,12 +75,15 @@ def render(name, fmt="svg", scheme="light", language="en", phone=False):
         # Saving draws the figure, which lays the text out (tick labels exist only once the figure is
         # drawn). The figure is checked as that drawing ends, with the renderer that wrote the file: what
         # is checked is what was saved, and the check reuses the text sizes the drawing just measured.
-        problems = []
+        # A drawing that fires no draw event is checked after it, with the screen's renderer: never unchecked.
         max_width = PHONE_MAX_WIDTH_IN if phone else None
-        fig.canvas.mpl_connect("draw_event", lambda event: problems.extend(quality_problems(fig, max_width, event.renderer)))
+        checked = {}  # the last drawing's problems (a second drawing replaces them, it does not add to them)
+        fig.canvas.mpl_connect("draw_event", lambda event: checked.update(
+            problems=quality_problems(fig, max_width, event.renderer)))
         buffer = io.BytesIO()
         metadata = {"Date": None} if fmt == "svg" else None
         fig.savefig(buffer, format=fmt, metadata=metadata, dpi=110 if fmt == "png" else None)
+        problems = checked["problems"] if "problems" in checked else quality_problems(fig, max_width)
         width = fig.get_size_inches()[0]
         if not phone and name not in PHONE and width > PHONE_MAX_WIDTH_IN + 1e-9:
             problems.append(f"{width:.2f} in wide, too wide for a phone's column ({PHONE_MAX_WIDTH_IN} in): "
