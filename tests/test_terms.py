@@ -6,7 +6,8 @@ is 提示; *backward* is 反向 and *inverted* (dropout) is 倒置; *dimension* 
 序列长度; the head's *verdict* is 结论 (not 判定), a *margin* 差距 (not 余量),
 a *context* 上下文 (not 前文), a *hand-made model* 手搓模型 (not 手工模型,
 手工设定的模型 or 手工设计的模型; 手工设定 stays the adjective, "set by
-hand"), a *batch* 批次 (not 批量). The glossary gives each its own row in both
+hand"), a *batch* 批次 (not 批量), a *plateau* 平台区 (not 平台期 or 高原).
+The glossary gives each its own row in both
 languages, and a Chinese page uses 提示 alone only for an exercise's hint,
 never writes 反向 for inverted dropout, and writes none of the other words
 a term once drifted to (``VARIANTS``).
@@ -37,6 +38,7 @@ TERMS = [
     ("context", "上下文"),
     ("hand-made model (hand-set model)", "手搓模型"),
     ("batch", "批次"),
+    ("plateau", "平台区"),
 ]
 # A word a Chinese page must not use -> (the concept it drifted from, the term the glossary gives it)
 VARIANTS = {
@@ -53,6 +55,8 @@ VARIANTS = {
     "手工设计的模型": ("hand-made model (hand-set model)", "手搓模型"),
     "手工设计模型": ("hand-made model (hand-set model)", "手搓模型"),
     "批量": ("batch", "批次"),
+    "平台期": ("plateau", "平台区"),
+    "高原": ("plateau", "平台区"),
 }
 VARIANT = re.compile("|".join(rf"(?<!当){word}" if word == "前文" else word for word in VARIANTS))
 HINT_LINE = '??? tip "提示"'
@@ -136,6 +140,8 @@ def test_the_check_catches_a_hand_made_model_and_a_batch_under_other_names():
     assert drifted("手工模型的差距是 1023。\n检查手工设定的模型\n## 批量评估\n手工设计的模型先按位置续写") == [
         (1, "手工模型", "手搓模型"), (2, "手工设定的模型", "手搓模型"), (3, "批量", "批次"), (4, "手工设计的模型", "手搓模型")]
     assert not drifted("手搓模型的差距是 1023，手工设定的权重，一个批次。\n## 按批次评估 {#批量评估}")
+    assert drifted("损失没有平台期。\n这是一片平坦的高原。") == [(1, "平台期", "平台区"), (2, "高原", "平台区")]
+    assert not drifted("这是一片平台区。阶梯每一级平台的中间。")
 
 
 # ------------------------------------------------------------ the comments of a Chinese page's examples
