@@ -59,6 +59,13 @@ def test_the_batched_check_agrees_with_greedy_decoding_one_by_one():
     assert [model.add(int(x), int(y)) for x, y in zip(a[:5], b[:5])] == list(a[:5] + b[:5])
 
 
+def test_a_numpy_seed_and_numbers_are_read_as_python_ones():
+    """Issue 50: np.int64(5) is the seed 5 (random.Random refuses numpy integers), np.uint64 a number to add."""
+    model = h.adder(4)
+    assert h.verify_adder(model, count=3, seed=np.int64(5)) == h.verify_adder(model, count=3, seed=5)
+    assert model.add(np.uint64(9999), np.int8(1)) == 10000 and model.add("0009", "0001") == 10
+
+
 def test_format_least_significant_digit_first():
     model = h.adder(3)
     assert model.prompt(123, 456) == "321+654=" and model.answer(579) == "9750"
@@ -98,9 +105,9 @@ def test_the_margin_is_lg_minus_one():
         (lambda: h.adder(341), ValueError, r"^n_digits must be at most 340 \(MAX_DIGITS: 3 n_digits \+ 2 positions must fit GPT-2 small's n_ctx = 1024\), got 341$"),
         (lambda: h.adder(2.5), TypeError, r"^n_digits must be an integer"),
         (lambda: h.adder(3).add(1000, 1), ValueError, r"^a has 4 digits; this model reads at most 3 \(n_digits\)$"),
-        (lambda: h.adder(3).add(1, -2), ValueError, r"^b must be 0 or more \(the model adds non-negative numbers\), got -2$"),
-        (lambda: h.adder(3).add("12x", 1), ValueError, r"^a must be written with the digits 0-9 only, got '12x'$"),
-        (lambda: h.adder(3).add(1.5, 1), TypeError, r"^a must be a whole number \(int or a str of digits\), got float$"),
+        (lambda: h.adder(3).add(1, -2), ValueError, r"^b is negative \(-2\); the adder takes numbers of 0 or more$"),
+        (lambda: h.adder(3).add("12x", 1), ValueError, r"^a has 'x' at position 2; write it with the digits 0-9 only$"),
+        (lambda: h.adder(3).add(1.5, 1), TypeError, r"^a must be a whole number \(an int, or a str of the digits 0-9\), got float$"),
         (lambda: h.adder(3).add(True, 1), TypeError, r"^a must be a whole number"),
         (lambda: h.adder(3).answer(10_000), ValueError, r"^total has 5 digits; this model reads at most 4 \(n_digits\)$"),
         (lambda: h.verify_adder(h.MODEL), TypeError, r"^model must be an Adder \(from adder\(\)\), got "),
@@ -132,8 +139,8 @@ def test_the_command_line_adds_and_checks():
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["add", "12a", "3"], "a must be written with the digits 0-9 only, got '12a'"),
-        (["add", "-5", "3"], "a must be 0 or more"),
+        (["add", "12a", "3"], "a has 'a' at position 2; write it with the digits 0-9 only"),
+        (["add", "-5", "3"], "a starts with a minus sign; the adder takes numbers of 0 or more"),
         (["add", "123", "456", "--digits", "2"], "a has 3 digits; this model reads at most 2 (n_digits)"),
         (["adder", "--digits", "341"], "n_digits must be at most 340"),
         (["add", "1"], "the following arguments are required: b"),

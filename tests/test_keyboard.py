@@ -205,7 +205,7 @@ def test_the_adder_widget_with_the_keyboard_alone(opened):
     page.keyboard.type("67")
     assert text(page, summary) == "958 + 67: the model writes 1025, which is right."
     page.keyboard.type("x")
-    assert text(page, message) == "b must be written with the digits 0-9 only, got '67x'. The results below are still those of the last valid numbers."
+    assert text(page, message) == "b has 'x' at position 2; write it with the digits 0-9 only. The results below are still those of the last valid numbers."
     assert page.get_attribute(f"{widget} input >> nth=1", "aria-invalid") is not None
     assert text(page, summary) == "958 + 67: the model writes 1025, which is right."  # the last valid sum stays
     page.keyboard.press("Backspace")
