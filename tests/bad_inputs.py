@@ -287,7 +287,7 @@ CASES = [
     ("adder.add, 1_0", lambda: h.adder(3).add(1, "1_0"), ValueError, r"^b has '_' at position 1; write it with the digits 0-9 only$"),
     ("adder.add, 5,000 digits in a str", lambda: h.adder(3).add("9" * 5000, 1), ValueError, r"^a has 5,000 digits; this model reads at most 3 \(n_digits\)$"),
     ("adder.add, an int of 5,001 digits", lambda: h.adder(3).add(10**5000, 1), ValueError, r"^a has 5,001 digits; this model reads at most 3 \(n_digits\)$"),
-    ("adder.add, a negative int", lambda: h.adder(3).add(1, -2), ValueError, r"^b is negative \(-2\); the adder takes numbers of 0 or more$"),
+    ("adder.add, a negative int", lambda: h.adder(3).add(1, -1), ValueError, r"^b is negative \(-1\); the adder takes numbers of 0 or more$"),
     ("adder.add, a float", lambda: h.adder(3).add(1.0, 2), TypeError, r"^a must be a whole number \(an int, or a str of the digits 0-9\), got float$"),
     ("train_adder, on_step a number", lambda: h.training.adder.train_adder(n_digits=2, steps=1, on_step=5), TypeError, r"^on_step must be a function, got int$"),
     ("train_induction, steps above MAX_STEPS", lambda: h.train_induction(steps=10**7), ValueError, r"^steps must be at most 1,000,000 \(MAX_STEPS"),
