@@ -134,7 +134,7 @@ def add_to_mkdocs_yml(text, page, title, chinese, before):
     entries = nav_entries(lines)
     if page in [entry[3] for entry in entries]:
         raise Refused(f"{page} is already in mkdocs.yml's nav")
-    if title in [entry[2] for entry in entries]:
+    if title in nav_titles(text):
         raise Refused(f"another page of the nav is called {title!r}: give this one its own title")
     if chinese in chinese_titles(text).values():
         raise Refused(f"another page of the nav is called {chinese!r} in Chinese: give this one its own title")
@@ -155,6 +155,22 @@ def add_to_mkdocs_yml(text, page, title, chinese, before):
     keys = {re.split(r":\s", line.strip(), maxsplit=1)[0].strip("\"'"): i for i, line in enumerate(lines[start + 1:end], start + 1)}
     lines.insert(keys.get(before_title, end), f"{inner}{say_yaml(title)}: {say_yaml(chinese)}")
     return "\n".join(lines)
+
+
+def nav_titles(text):
+    """Every title of mkdocs.yml's nav (pages and sections), as MkDocs reads them."""
+    from mkdocs.utils.yaml import yaml_load
+
+    def walk(node):
+        if isinstance(node, list):
+            for item in node:
+                yield from walk(item)
+        elif isinstance(node, dict):
+            for key, value in node.items():
+                yield key
+                yield from walk(value)
+
+    return set(walk(yaml_load(text)["nav"]))
 
 
 def chinese_titles(text):

@@ -9,6 +9,7 @@ clear error there.
 import numpy as np
 
 import handtf as h
+from handtf.training.adder import train_adder
 
 NAN, INF = float("nan"), float("inf")
 X = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]])  # [3, 2]
@@ -289,6 +290,6 @@ CASES = [
     ("adder.add, an int of 5,001 digits", lambda: h.adder(3).add(10**5000, 1), ValueError, r"^a has 5,001 digits; this model reads at most 3 \(n_digits\)$"),
     ("adder.add, a negative int", lambda: h.adder(3).add(1, -1), ValueError, r"^b is negative \(-1\); the adder takes numbers of 0 or more$"),
     ("adder.add, a float", lambda: h.adder(3).add(1.0, 2), TypeError, r"^a must be a whole number \(an int, or a str of the digits 0-9\), got float$"),
-    ("train_adder, on_step a number", lambda: h.training.adder.train_adder(n_digits=2, steps=1, on_step=5), TypeError, r"^on_step must be a function, got int$"),
+    ("train_adder, on_step a number", lambda: train_adder(n_digits=2, steps=1, on_step=5), TypeError, r"^on_step must be a function, got int$"),
     ("train_induction, steps above MAX_STEPS", lambda: h.train_induction(steps=10**7), ValueError, r"^steps must be at most 1,000,000 \(MAX_STEPS"),
 ]

@@ -154,6 +154,17 @@ def test_a_title_is_shown_as_written_never_as_html_or_a_link(new_page, copy):
     compile((copy / "tests/test_trial_html.py").read_text(encoding="utf-8"), "stub", "exec")
 
 
+def test_a_title_yaml_would_read_as_something_else_is_quoted(new_page, copy):
+    """``true``, ``a: b #c`` and ``'quoted'`` are nav titles as typed; a second ``'quoted'`` is a duplicate, ``quoted`` is not."""
+    from mkdocs.utils.yaml import yaml_load
+
+    for name, title in (("t-true", "true"), ("t-colon", "a: b #c"), ("t-quoted", "'quoted'"), ("t-plain", "quoted")):
+        assert scaffold(new_page, copy, f"concepts/{name}", title, f"试验{name}") == 0
+    assert new_page.nav_titles((copy / "mkdocs.yml").read_text(encoding="utf-8")) >= {"true", "a: b #c", "'quoted'", "quoted"}
+    assert yaml_load((copy / "mkdocs.yml").read_text(encoding="utf-8"))  # still MkDocs' YAML
+    assert scaffold(new_page, copy, "concepts/t-again", "'quoted'", "试验再") == 2
+
+
 def test_a_handtf_from_outside_the_checkout_is_refused_in_one_line(copy, tmp_path_factory):
     """--function reads the package's file; a handtf imported from elsewhere cannot be embedded."""
     elsewhere = tmp_path_factory.mktemp("elsewhere")

@@ -117,7 +117,7 @@ class Adder:
 def digits_of(name, value, n):
     """The ``n`` decimal digits of ``value``, least significant first (the boundary of ``prompt`` and ``add``).
 
-    ``value`` is read by :func:`handtf.readers.check_decimal`, whose messages the adder widget shows too.
+    ``value`` is read by ``handtf.readers.check_decimal``, whose messages the adder widget shows too.
     """
     value = check_decimal(name, value, n, f"this model reads at most {n} (n_digits)")
     return [value // 10**i % 10 for i in range(n)]
