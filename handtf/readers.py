@@ -109,8 +109,8 @@ def decimal_digits(value):
     >>> decimal_digits(0), decimal_digits(999), decimal_digits(10**5000)
     (1, 3, 5001)
     """
-    count = max(1, int((value.bit_length() - 1) * 0.30102999566398120) + 1)  # log10(2): off by one at most
-    return count + (value >= 10**count) - (count > 1 and value < 10 ** (count - 1))
+    count = max(1, int((value.bit_length() - 1) * 0.30102999566398120) + 1)  # log10(2): exact or one short
+    return count + (value >= 10**count)
 
 
 def check_decimal(name, value, most, why):

@@ -71,7 +71,7 @@ MUTANTS = [
     ("check_decimal: leading zeros counted", "handtf/readers.py", 'count = max(len(value.lstrip("0")), 1)', "count = len(value)", ADDER),
     ("check_decimal: any Unicode digit", "handtf/readers.py", 'if char not in "0123456789"), None)', "if not char.isdigit()), None)", ADDER),
     ("check_decimal: no empty check", "handtf/readers.py", "        if not value:\n            raise ValueError(f\"{name} is empty", "        if False:\n            raise ValueError(f\"{name} is empty", ADDER),
-    ("decimal_digits: not corrected down", "handtf/readers.py", " - (count > 1 and value < 10 ** (count - 1))", "", ADDER),
+    ("decimal_digits: one short", "handtf/readers.py", "    return count + (value >= 10**count)", "    return count", ADDER),
     ("check_seed: -1 allowed", "handtf/readers.py", "    if check_int_range(name, value) < 0:", "    if check_int_range(name, value) < -1:", STATE),
     ("check_int_range: the low bound refused", "handtf/readers.py", "    if low is not None and value < low:", "    if low is not None and value <= low:", STATE),
     ("verify_pairs: 19 digits allowed", "handtf/patterns/adderboard.py", "    if model.n_digits > INT64_DIGITS:", "    if model.n_digits > INT64_DIGITS + 1:", ADDER),

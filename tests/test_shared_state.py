@@ -143,6 +143,7 @@ def test_one_walk_of_a_weight_tree():
     assert [p for p, _ in paths(tree)] == ["['blocks'][0]['a']", "['blocks'][0]['b']", "['wte']"]
     assert [a.shape for a in leaves(tree)] == [(1,), (2,), (2, 3)]
     assert tree_map(lambda a, b: a.size + b.size, tree, tree) == {"wte": 12, "blocks": [{"b": 4, "a": 2}]}
+    assert tree_map(lambda a: a.size, {"pair": (np.ones(1), np.ones(2))}) == {"pair": [1, 2]}  # a tuple is walked too
     frozen = read_only(tree)
     assert isinstance(frozen, ReadOnlyDict) and isinstance(frozen["blocks"], ReadOnlyList)
     assert leaves(frozen)[0] is not tree["blocks"][0]["a"]  # a copy: the caller's arrays stay writeable
