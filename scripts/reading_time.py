@@ -41,7 +41,7 @@ VIEWPORT = {"width": 1280, "height": 800}
 LANGUAGES = ("en", "zh")
 CENTRAL_IDEA = ("attention.md", "central-idea")  # the page and the element id whose screen is printed
 # The pages after the main line, each read in 12 minutes at most (tests/test_reading_time.py), printed too.
-AFTER_MAINLINE = ["any-pattern.md", "induction.md", "playground.md", "training-by-hand.md", "whole-model.md"]
+AFTER_MAINLINE = ["any-pattern.md", "induction.md", "playground.md", "training-by-hand.md", "whole-model.md", "related.md"]
 
 
 def mainline():
