@@ -53,10 +53,10 @@ Sampling in float32 (:func:`handtf.verify_pairs`) is what checks float32.
 
 **When it is not proved.** ``reason`` names the undecided case with the
 lowest bound and how much weight off-target attention could carry in each
-head there. The search for a ``counterexample`` runs inputs realising the
-undecided cases (the free digits all 0, all 9, then random) through the model,
-and reports a pair only when greedy decoding (``Adder.add``) really writes a
-wrong sum.
+head there. The search for a ``counterexample`` (:func:`search_counterexample`)
+starts from inputs realising the undecided cases and moves one digit at a time
+towards a smaller real margin; it reports a pair only when greedy decoding
+(``Adder.add``) really writes a wrong sum.
 """
 
 import math
@@ -66,7 +66,7 @@ import numpy as np
 
 from ..blocks.activations import gelu
 from ..checks import checked
-from .addition import CHARS, EQUALS, PLUS, Adder, check_model
+from .addition import CHARS, EQUALS, PLUS, check_model, encode, forward
 
 SLACK = 2.0**-30  # relative widening of every bound (float64's own rounding in it is below 2**-40)
 TINY = 1e-12  # absolute widening besides
@@ -322,32 +322,60 @@ def _float64(weights):
     return as_dtype(weights, np.float64)  # float32 weights are exact in float64
 
 
-def search_counterexample(model, failing, tries=8, per_step=64, seed=0):
-    """A pair ``(a, b)`` that greedy decoding really adds wrong, among inputs realising the undecided cases, or None;
-    what it writes; and how many inputs were tried."""
-    from .adderboard import verify_pairs
+def search_counterexample(model, failing, per_step=16, restarts=24, sweeps=6, seed=0):
+    """A pair ``(a, b)`` that greedy decoding really adds wrong, what it writes, and how many inputs were run.
 
+    It starts from inputs realising the undecided cases (their free digits
+    random), the ones with the smallest real margin first, and changes one
+    digit at a time to the value that lowers the real margin most (the forward
+    pass on the prompt and its right answer, every step), until a margin is
+    below 0 or no digit lowers it. A pair is reported only when greedy decoding
+    (``Adder.add``) really writes a wrong sum.
+    """
     rng, n = np.random.default_rng(seed), model.n_digits
-    a_all, b_all = [], []
+    starts = []
     for i, lo, A, B, carry, *_ in failing:
-        pick = rng.choice(len(A), min(per_step, len(A)), replace=False)
-        for k in pick:
-            for t in range(tries):
-                a = rng.integers(0, 10, n) if t > 1 else np.full(n, 9 * t)  # all 0s, all 9s, then random
-                b = rng.integers(0, 10, n) if t > 1 else np.full(n, 9 * t)
-                cols = range(lo, lo + A.shape[1])
-                a[list(cols)], b[list(cols)] = A[k], B[k]
-                if lo > 0:  # make the carry into lo the case's: set column lo - 1
-                    a[lo - 1], b[lo - 1] = (9, 9) if carry[k] else (0, 0)
-                a_all.append(int(sum(int(x) * 10**j for j, x in enumerate(a))))
-                b_all.append(int(sum(int(x) * 10**j for j, x in enumerate(b))))
-    dtype = model.weights["wte"].dtype
-    result = verify_pairs(model, np.array(a_all), np.array(b_all), dtypes=(dtype,))
-    for a, b, _, _ in result.failures:
-        written = model.add(a, b)  # greedy decoding, one token at a time
-        if written != a + b:
-            return (a, b), written, len(a_all)
-    return None, None, len(a_all)
+        for k in rng.choice(len(A), min(per_step, len(A)), replace=False):
+            a, b = rng.integers(0, 10, (2, n))
+            cols = list(range(lo, lo + A.shape[1]))
+            a[cols], b[cols] = A[k], B[k]
+            if lo > 0:  # the case's carry into column lo: column lo - 1 is 9 + 9 or 0 + 0
+                a[lo - 1] = b[lo - 1] = 9 * int(carry[k])
+            starts.append(np.stack([a, b]))
+    starts = np.array(starts)  # [start, 2, n]
+    place = 10 ** np.arange(n, dtype=np.int64)
+    worst = pair_margins(model, starts[:, 0] @ place, starts[:, 1] @ place)
+    tried = len(starts)
+    for digits in starts[np.argsort(worst)[:restarts]]:
+        current = math.inf
+        for _ in range(sweeps):
+            moved = False
+            for where in rng.permutation(2 * n):
+                row, col = divmod(where, n)
+                trial = np.repeat(digits[None], 10, axis=0)  # [10, 2, n]: this digit set to 0 .. 9
+                trial[:, row, col] = DIGITS
+                margin = pair_margins(model, trial[:, 0] @ place, trial[:, 1] @ place)
+                tried += 10
+                if margin.min() < current:
+                    current, digits, moved = float(margin.min()), trial[margin.argmin()], True
+            if current < 0 or not moved:
+                break
+        if current < 0:
+            a, b = int(digits[0] @ place), int(digits[1] @ place)
+            written = model.add(a, b)  # greedy decoding, one token at a time
+            if written != a + b:
+                return (a, b), written, tried
+    return None, None, tried
+
+
+def pair_margins(model, a, b):
+    """The smallest logit margin over every step of each addition ``a[k] + b[k]`` (the right digit's logit minus
+    the largest other, with the right digits written before it), in the model's own dtype."""
+    prompts, answers = encode(model, a, b)
+    logits = forward(model, np.concatenate([prompts, answers[:, :-1]], axis=1))[:, -answers.shape[1]:]
+    right = np.take_along_axis(logits, answers[..., None], axis=-1)[..., 0]  # [batch, n + 1]
+    np.put_along_axis(logits, answers[..., None], -np.inf, axis=-1)
+    return (right - logits.max(axis=-1)).min(axis=1)  # [batch]
 
 
 # The boundary (see handtf.checks): what each function above accepts.
