@@ -115,6 +115,16 @@ def test_the_command_line_proves_and_exits_0_only_when_proved():
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "--trained" in bad.stderr
 
 
-def test_a_model_in_another_layout_is_refused():
-    with pytest.raises(TypeError, match="model must be an Adder"):
-        h.prove_adder(h.MODEL)
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda: h.prove_adder(h.MODEL), TypeError, r"^model must be an Adder \(from adder\(\)\), got "),
+        (lambda: h.prove_adder(dataclasses.replace(h.adder(2), n_head=1)), ValueError,
+         r"^model must be in the adder's layout: one block of two heads and a feed-forward network, no layer norm$"),
+        (lambda: h.prove_adder(dataclasses.replace(h.adder(2), chars=tuple("0123456789-="))), ValueError,
+         r"^model must read the adder's vocabulary '0123456789\+=', got '0123456789-='$"),
+    ],
+)
+def test_bad_input_is_refused_with_its_reason(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
