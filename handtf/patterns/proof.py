@@ -74,6 +74,7 @@ REFINE = 3  # at most this many columns added to a failing case's window
 MAX_SPLIT = 200_000  # at most this many sub-cases a step in the refinement
 CHUNK = 4096  # cases per batch
 DIGITS = np.arange(10)
+DIGITS.flags.writeable = False  # shared: read-only
 
 
 @dataclass(frozen=True)
