@@ -116,12 +116,16 @@ def gelu_range(lo, hi):
         candidates.append(np.where(keep, x, lo))
     values = np.stack([gelu(v) for v in points + candidates])
     low, high = values.min(axis=0), values.max(axis=0)
+    low = low - GRID * (candidates[0] != lo)  # GELU_MIN_AT is a grid point: the true minimum may be a little lower
     return low - TINY - SLACK * abs(low), high + TINY + SLACK * abs(high)
 
 
 def _gelu_minimum():
-    x = np.linspace(-1.0, -0.5, 200_001)
+    x = np.linspace(-1.0, -0.5, 200_001)  # steps of 2.5e-6: GELU'' < 1 there, so the grid's minimum is within 1e-11
     return float(x[np.argmin(gelu(x))])
+
+
+GRID = 1e-10  # how far below GELU(GELU_MIN_AT) the true minimum may lie, with room to spare
 
 
 GELU_MIN_AT = _gelu_minimum()  # GELU falls from -10 to about -0.75 and rises after it
@@ -155,6 +159,7 @@ class _Step:
             query = q[self.p, :, cols]  # [n_vocab (query token), d]
             self.scores.append(np.einsum("qd,jtd->qjt", query, k[..., cols]) / math.sqrt(d))  # [q, j, t]
             self.values.append((v[..., cols] @ w_o[cols]) @ G)  # [j, t, f]
+        self.largest = sum(abs(v).max(axis=(0, 1)) for v in self.values)  # [f]: no value of a head is larger
         self.fixed = (wpe[self.p] + b_o) @ G + wte @ G  # [query token, f]: the query's own input and c_proj's bias
         self.fc_b, self.pb_diff = fc_b, pb @ diffs  # [units], [pairs]
         self.coef = (pw @ diffs).T.reshape(10, n_vocab - 1, units)  # [right, wrong, units]
@@ -213,7 +218,7 @@ class _Step:
                 low, high = ranges + lo_h, ranges + hi_h
             else:
                 low, high = low + lo_h, high + hi_h
-        size = np.maximum(abs(low), abs(high))
+        size = abs(self.fixed[query]) + self.largest  # [c, f]: the largest terms these sums add
         low, high = low - SLACK * size - TINY, high + SLACK * size + TINY
         u = self.units
         g_lo, g_hi = gelu_range(low[:, :u] + self.fc_b, high[:, :u] + self.fc_b)  # [c, units]
