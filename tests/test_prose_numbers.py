@@ -41,7 +41,6 @@ EXCEPTIONS = {
     ("induction.md", "2021"): "the year of a cited paper (Elhage et al.)",
     ("induction.md", "2022"): "the year of a cited paper (Olsson et al.)",
     ("induction.md", "2000"): "seed 3's 2000 steps: tests/test_induction.py trains them on both float paths (a page example would add about 4 s to each page's run)",
-    ("adder.md", "99%"): "AdderBoard's rule to qualify, quoted from its verify.py",
     ("adder.md", "62"): "AdderBoard's smallest trained entry, quoted from its leaderboard",
     ("adder.md", "6,080"): "AdderBoard's first trained entry, quoted from its leaderboard",
     ("adder.md", "35,000"): "steps quoted from a trained AdderBoard entry's README (staghado)",
