@@ -209,7 +209,9 @@ def test_the_trained_weights_the_page_describes():
     """docs/adder.md, "Trained beside hand-set": the weights scripts/train_adder.py saved at its last step
     (--steps 24000 --cooldown 8000), checked on AdderBoard's protocol as the hand-set model is."""
     figures = trained()
-    with np.load(Path(figures.__file__).parents[2] / figures.TRAINED) as saved:
+    from handtf.training import adder as trainer
+
+    with np.load(Path(trainer.__file__).parent / trainer.TRAINED) as saved:
         assert int(saved["step"]) == 24_000
     result = h.verify_adder(figures.trained_model())
     assert result.pairs == 10_010 and result.correct == {"float32": 10_010, "float64": 10_010}, result

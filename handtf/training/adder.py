@@ -75,6 +75,30 @@ def train_adder(n_digits=10, steps=1000, seed=0, batch=64, lr=0.02,
 # --8<-- [end:train_adder]
 
 
+TRAINED = "data/adder-trained.npz"  # beside this module: scripts/train_adder.py --steps 24000 --cooldown 8000 --save
+
+
+def trained_adder():
+    """The 10-digit adder trained from random weights that the adder page shows, in the hand-set layout.
+
+    ``scripts/train_adder.py --steps 24000 --cooldown 8000`` (seed 0) wrote its
+    weights at the last step; they ship with the package.
+
+    >>> model = trained_adder()
+    >>> model.add(9_876_543_210, 1_234_567_899)
+    11111111109
+    """
+    from importlib.resources import files
+
+    model = adder(10)
+    with files(__package__).joinpath(TRAINED).open("rb") as file, np.load(file) as saved:
+        arrays = [saved[str(i)] for i in range(len(leaves(model.weights)))]
+    weights = as_dtype(model.weights, np.float64)
+    for array, stored in zip(leaves(weights), arrays):
+        array[...] = stored
+    return Adder(chars=CHARS, n_digits=10, n_head=N_HEAD, weights=weights, embed_labels=LABELS)
+
+
 # The boundary (see handtf.checks): what each function above accepts.
 
 
