@@ -19,7 +19,7 @@ PARITY = ["tests/test_port_parity.py"]
 STATE = ["tests/test_shared_state.py", "tests/test_bad_inputs.py"]
 ADDER = ["tests/test_adder.py", "tests/test_bad_inputs.py", "-m", "not slow", "-k", "adder or verify or dtype or number"]
 CLI = ["tests/test_cli.py", "tests/test_adder.py", "tests/test_cli_train.py", "-k", "command_line or bad"]
-WIDGET = ["tests/test_adder_port.py", "-k", "bad_numbers or widget"]
+WIDGET = ["tests/test_adder_port.py", "-k", "bad_numbers or bounds or widget"]
 
 MUTANTS = [
     # the three that survived before issue 42
