@@ -47,6 +47,15 @@ EXCEPTIONS = {
     ("adder.md", "45,000"): "steps quoted from a trained AdderBoard entry's README (staghado)",
     ("adder.md", "128"): "the batch quoted from a trained AdderBoard entry's README (staghado)",
     ("adder.md", "1234567899"): "the widget's starting number, in its HTML",
+    ("adder.md", "2017"): "the year of the cited Transformer paper (Vaswani et al.), whose learning-rate schedule train_adder uses",
+    ("related.md", "2021"): "a date of a cited paper, post or commit",
+    ("related.md", "2023"): "a date of a cited paper, post or commit",
+    ("related.md", "2024"): "a date of a cited paper, post or commit",
+    ("related.md", "2025"): "a date of a cited paper, post or commit",
+    ("related.md", "2026"): "a date of a cited paper, post or commit",
+    ("related.md", "10,000"): "AdderBoard's random pairs, quoted from its README",
+    ("related.md", "99%"): "AdderBoard's rule to qualify, quoted from its README",
+    ("related.md", "60"): "the title of picoGPT's blog post, GPT in 60 Lines of NumPy",
 }
 
 

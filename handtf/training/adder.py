@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..checks import check_int_range, check_positive, check_seed, check_steps, checked
+from ..checks import check_callable, check_int_range, check_positive, check_seed, check_steps, checked
 from ..model.weights import as_dtype
 from ..patterns.addition import CHARS, LABELS, N_HEAD, Adder, adder, check_n_digits, encode
 from ..trees import leaves
@@ -103,13 +103,12 @@ def trained_adder():
 
 
 def check_train_adder(n_digits, steps, seed, batch, lr, warmup, cooldown, mixed, std, on_step):
-    check_int_range("n_digits", n_digits, 1, 18, " (the additions are drawn in int64)")
-    check_steps("steps", steps)
-    check_seed("seed", seed)
-    check_int_range("batch", batch, 1, 4096)
-    check_positive("lr", lr, at_most=1)
-    check_int_range("warmup", warmup, 1, 1_000_000)
-    check_int_range("cooldown", cooldown, 0, steps, " (steps)")
+    read = {"n_digits": check_int_range("n_digits", n_digits, 1, 18, " (the additions are drawn in int64)"),
+            "steps": check_steps("steps", steps), "seed": check_seed("seed", seed),
+            "batch": check_int_range("batch", batch, 1, 4096), "lr": check_positive("lr", lr, at_most=1),
+            "warmup": check_int_range("warmup", warmup, 1, 1_000_000)}
+    read["cooldown"] = check_int_range("cooldown", cooldown, 0, read["steps"], " (steps)")
     if not isinstance(mixed, bool):
         raise TypeError(f"mixed must be True or False, got {mixed!r}")
-    check_positive("std", std, at_most=10)
+    return read | {"std": check_positive("std", std, at_most=10),
+                   "on_step": None if on_step is None else check_callable("on_step", on_step)}
