@@ -215,7 +215,8 @@ def test_the_entry_point_test_would_catch_a_copy(monkeypatch):
     real = handtf.model.transformer.transformer_block
     one_gpt = handtf.model.transformer.gpt.__wrapped__
     # the same maths under a second name the patch does not reach, run by a gpt that calls it
-    copied_gpt = types.FunctionType(one_gpt.__code__, {**one_gpt.__globals__, "transformer_block": real.__wrapped__})
+    copied_gpt = types.FunctionType(one_gpt.__code__, {**one_gpt.__globals__, "transformer_block": real.__wrapped__},
+                                    argdefs=one_gpt.__defaults__)
     monkeypatch.setattr(handtf.training.backprop, "gpt", copied_gpt)
     before = ENTRY_POINTS["loss_and_grads"]()
     replace_everywhere(monkeypatch, real, lambda *a, **k: real(*a, **k) * 1.5)
