@@ -125,13 +125,16 @@ ENTRY_POINTS |= {
                                            n_test=2, warmup=1).losses,
     "train_induction": lambda: train_induction(steps=3, seed=0).losses,
     "the induction head": lambda: handtf.induction_attention(INDUCTION, "abcab")[2],
+    # decoding with the key/value cache: the prompt, then one position a step, through the same functions
+    "decoding with a cache": lambda: np.stack([step([0, 1, 2, 0, 1, 2][:n]) for step in [handtf.gpt_step(PATTERN)]
+                                               for n in range(3, 7)]),
 }
 SEQ2SEQ_POINTS = [name for name in ENTRY_POINTS if name.startswith("seq2seq") and "gradients" not in name
                   and "dropout" not in name]
 SEQ2SEQ_GRADS = [name for name in ENTRY_POINTS if name.startswith("seq2seq gradients")]
 GPT2_POINTS = ["gpt with GPT-2's whole block", "trace of a compiled pattern", "loss_and_grads", "train", "train's margins"]
 # every model: the hand-made one, GPT-2's layout, a compiled pattern, the trained ones, the induction head
-GPT_POINTS = ["gpt", "trace", *GPT2_POINTS, "train_induction", "the induction head"]
+GPT_POINTS = ["gpt", "trace", *GPT2_POINTS, "train_induction", "the induction head", "decoding with a cache"]
 TRAINERS = ["train", "train_seq2seq", "train_induction"]
 
 
@@ -156,7 +159,7 @@ REGISTRY = {
     "layer norm": ("blocks.layers", "layer_norm", ["gpt with GPT-2's whole block", "loss_and_grads", "train's margins",
                                             *SEQ2SEQ_POINTS]),
     "the feed-forward network": ("blocks.layers", "ffn", ["gpt with GPT-2's whole block", "trace of a compiled pattern",
-                                                   "loss_and_grads",
+                                                   "loss_and_grads", "decoding with a cache",
                                                    *SEQ2SEQ_POINTS]),
     "the paper's residual norm": ("seq2seq", "post_norm", [p for p in SEQ2SEQ_POINTS if "post" in p]),
     "GPT-2's residual norm": ("seq2seq", "pre_norm", [p for p in SEQ2SEQ_POINTS if "pre" in p]),

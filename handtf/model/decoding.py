@@ -10,6 +10,8 @@ for the next token after ``tokens`` (a list of ints), so the same code drives a
 toy table in a test, every GPT model (``gpt_step``: ``complete``, the adder)
 and the encoder-decoder in ``handtf.seq2seq``. ``greedy_search`` is handtf's
 one greedy loop. They are deterministic; ties go to the lower token id.
+Every length is bounded: ``max_len`` by ``MAX_STEPS`` (a million), ``beam_width``
+by ``MAX_BEAM_WIDTH``, and a GPT's context by its ``n_ctx``.
 
 ``gpt_step`` keeps the keys and values of the positions it ran
 (:class:`handtf.KVCache`), so each position of a decoded sequence is computed
@@ -27,8 +29,10 @@ import sys
 import numpy as np
 
 from ..blocks.activations import log_softmax, softmax
-from ..checks import check_callable, check_count, check_ids, check_int_range, check_positive, check_real, check_rng, check_scores, check_steps, checked, read_array, shown
+from ..checks import check_callable, check_ids, check_int_range, check_positive, check_real, check_rng, check_scores, check_steps, checked, read_array, shown
 from .transformer import KVCache, gpt
+
+MAX_BEAM_WIDTH = 10_000  # beam_search's widest beam; its length is at most MAX_STEPS, as greedy_search's
 
 
 @checked
@@ -340,7 +344,9 @@ def check_beam_search(step_fn, start_tokens, beam_width, max_len, eos, length_pe
     if length_penalty > most:  # n_new ** length_penalty must stay a float
         raise ValueError(f"length_penalty must be at most {most:.4g} for max_len = {checked_args['max_len']:,} "
                          f"(n_new ** length_penalty overflows a float beyond it), got {length_penalty:g}")
-    return checked_args | {"beam_width": check_count("beam_width", beam_width), "length_penalty": length_penalty}
+    beam_width = check_int_range("beam_width", beam_width, 1, MAX_BEAM_WIDTH, " (MAX_BEAM_WIDTH: a step runs step_fn "
+                                 "once per hypothesis kept)")
+    return checked_args | {"beam_width": beam_width, "length_penalty": length_penalty}
 
 
 def check_start_tokens(start_tokens):

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..blocks.attend import attention_weights
-from ..checks import check_float_dtype, check_int_range, check_real, check_seed, checked
+from ..checks import check_float_dtype, check_ids, check_int_range, check_real, check_seed, checked
 from ..model.decoding import gpt_step, greedy_search
 from ..model.transformer import gpt, transformer_block
 from ..model.weights import as_dtype
@@ -237,6 +237,7 @@ def forward(model, ids):
 # --8<-- [end:forward]
 
 
+@checked
 def greedy_sums(model, prompts):
     """Greedy decoding of a batch of prompts ``[batch, 2 n + 2]``: the ``n + 1`` written tokens ``[batch, n + 1]``.
 
@@ -325,6 +326,15 @@ check_column_heads = check_embeddings
 def check_model(model):
     if not isinstance(model, Adder):
         raise TypeError(f"model must be an Adder (from adder()), got {type(model).__name__}")
+
+
+def check_greedy_sums(model, prompts):
+    check_model(model)
+    prompts = check_ids("prompts", prompts, len(CHARS), ndims=(2,))
+    if prompts.shape[1] != 2 * model.n_digits + 2:
+        raise ValueError(f"prompts must have shape [batch, {2 * model.n_digits + 2}] (2 n_digits + 2 tokens: "
+                         f"a, '+', b, '='), got {prompts.shape}")
+    return {"prompts": prompts}
 
 
 def check_adder_steps(model, a, b):
