@@ -33,6 +33,7 @@ TERMS = [
     ("verdict", "结论"),
     ("margin", "差距"),
     ("context", "上下文"),
+    ("key/value cache", "键值缓存"),
 ]
 # A word a Chinese page must not use -> (the concept it drifted from, the term the glossary gives it)
 VARIANTS = {
