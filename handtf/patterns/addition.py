@@ -269,6 +269,10 @@ class AdderStep:
 def adder_steps(model, a, b):
     """Each digit of ``a + b`` as the model writes it, with the attention and the sums behind it.
 
+    Greedy decoding writes the digits (:func:`greedy_sums`); then one forward pass reads the prompt
+    and the written digits (teacher forcing), and each step's logits, attention and sums are that
+    pass's row at the step's position: under the causal mask, the numbers the step computed.
+
     >>> steps = adder_steps(adder(3), 58, 67)  # 125: 5, 2, 1, 0 least significant first
     >>> [(s.digit, s.column, s.carry) for s in steps]
     [(5, 15.0, 0), (2, 11.0, 1), (1, 0.0, 1), (0, 0.0, 0)]
