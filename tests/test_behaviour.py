@@ -101,26 +101,31 @@ def test_beam_search_matches_the_written_out_rule_on_tied_tables(seed, eos):
 # ---------------------------------------------------------------- the window complete feeds the model
 
 
+def attended_windows(monkeypatch, seen):
+    """Spy on decoding's gpt: each call attends to the positions its cache keeps followed by its inputs."""
+    real_gpt, window = handtf.model.decoding.gpt, []  # complete decodes through gpt_step's gpt
+
+    def spy(inputs, cache=None, **weights):
+        window[:] = window[: cache.n_seq] + [int(t) for t in inputs]
+        seen.append(list(window))
+        return real_gpt(inputs, cache=cache, **weights)
+
+    monkeypatch.setattr(handtf.model.decoding, "gpt", spy)
+
+
 def test_complete_feeds_the_model_the_last_five_tokens(monkeypatch):
-    seen = []
-    real_gpt = handtf.model.inference.gpt  # inference runs every model through gpt
-
-    def spy(inputs, **weights):
-        seen.append("".join("ab"[t] for t in inputs))
-        return real_gpt(inputs, **weights)
-
-    monkeypatch.setattr(handtf.model.inference, "gpt", spy)
+    windows = []
+    attended_windows(monkeypatch, windows)
     text = complete("ab", 6)
     # by hand: (aab)* after "ab" goes a, a, b, a, a, b
     assert text == "abaabaab"
     # the model sees text[max(0, i - 5):i] before writing text[i], for i = 2 .. 7
-    assert seen == ["ab", "aba", "abaa", "abaab", "baaba", "aabaa"]
+    assert ["".join("ab"[t] for t in w) for w in windows] == ["ab", "aba", "abaa", "abaab", "baaba", "aabaa"]
 
 
 def test_complete_on_a_long_context_sees_only_its_end(monkeypatch):
     seen = []
-    real_gpt = handtf.model.inference.gpt  # inference runs every model through gpt
-    monkeypatch.setattr(handtf.model.inference, "gpt", lambda inputs, **w: seen.append(list(inputs)) or real_gpt(inputs, **w))
+    attended_windows(monkeypatch, seen)
     complete("bbbbbbbbbbaab", 1)
     assert seen == [[1, 1, 0, 0, 1]]  # "bbaab", the last five characters
 

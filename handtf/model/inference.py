@@ -94,8 +94,7 @@ def complete(context, max_new_tokens=10, model=HAND_MADE):
     """``context`` followed by ``max_new_tokens`` characters, each chosen
     greedily.
 
-    Each step costs at most the same: the model sees only the last
-    ``model.n_ctx`` tokens, and its keys and values of earlier ones are kept.
+    Each step costs at most the same: the model sees the last ``n_ctx`` tokens.
 
     >>> complete("a")
     'abaabaabaab'

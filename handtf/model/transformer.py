@@ -132,26 +132,17 @@ def transformer_block_backward(dout, x, attn, n_head=1, mlp=None, ln_1=None,
 
 
 class KVCache:
-    """The keys and values ``gpt`` computed with ``weights``, block by block: give it to ``gpt`` again and only new positions run.
+    """The keys and values ``gpt`` computed with ``weights``, block by block: pass it again and only new positions run.
 
-    Under the causal mask, a position's key and value depend on its own token
-    and the tokens before it, never on later ones: appending tokens leaves
-    them unchanged. So ``gpt(inputs, **weights, cache=cache)`` reads
-    ``inputs`` as the positions after the ``cache.n_seq`` it holds, computes
-    only those, attends to all of them, and keeps their keys and values too.
-    The logits are those rows of the whole sequence's logits
-    (:mod:`handtf.model.decoding` says to which bit). A cache holds the keys
-    and values of the weights it was made for, at most ``n_ctx`` positions;
-    ``gpt``'s boundary refuses any other use.
+    Under the causal mask a position's key and value never depend on later
+    tokens, so ``gpt(inputs, **weights, cache=cache)`` computes only the
+    positions after the ``n_seq`` it holds and keeps theirs too; the logits
+    are the whole sequence's rows. At most ``n_ctx`` positions, one model.
 
     >>> from handtf import MODEL
     >>> cache = KVCache(MODEL)
-    >>> gpt(np.array([0, 0]), **MODEL, cache=cache).tolist(), cache.n_seq
-    ([[1.0, 1024.0], [1.0, 1024.0]], 2)
-    >>> gpt(np.array([1]), **MODEL, cache=cache).tolist(), cache.n_seq  # position 2 only
-    ([[1024.0, 1.0]], 3)
-    >>> gpt(np.array([0, 0, 1]), **MODEL)[-1].tolist()  # the whole sequence's last row
-    [1024.0, 1.0]
+    >>> gpt(np.array([0, 0]), **MODEL, cache=cache).shape, cache.n_seq
+    ((2, 2), 2)
     """
 
     def __init__(self, weights):
@@ -178,7 +169,7 @@ class KVCache:
 
 
 class KeysValues:
-    """One block's part of a :class:`KVCache`: the keys and values ``[..., n_seq, n_embd]`` of the positions run."""
+    """One block's keys and values ``[..., n_seq, n_embd]`` in a :class:`KVCache`."""
 
     def __init__(self):
         self.k = self.v = None

@@ -62,10 +62,10 @@ def adderboard_pairs(n_digits=10, count=10_000, seed=2025):
     >>> len(pairs), pairs[:2]
     (10010, [(0, 0), (0, 1)])
     """
-    return [pair for chunk in adderboard_chunks(n_digits, count, seed) for pair in chunk]
+    return [pair for chunk in _adderboard_chunks(n_digits, count, seed) for pair in chunk]
 
 
-def adderboard_chunks(n_digits, count, seed):
+def _adderboard_chunks(n_digits, count, seed):
     """:func:`adderboard_pairs`, drawn ``CHUNK`` pairs at a time: memory stays small whatever ``count``."""
     rng, top = random.Random(seed), 10**n_digits - 1
     yield edge_cases(n_digits)
@@ -122,7 +122,7 @@ def verify_pairs(model, a, b, what="", dtypes=(np.float32, np.float64)):
 def verify_adder(model=None, count=10_000, seed=2025, dtypes=(np.float32, np.float64)):
     """Check ``model`` (the hand-set ``adder()`` by default) the way the field does: every pair
     up to 3 digits, else AdderBoard's protocol (10 edge cases, ``count`` random pairs from ``seed``,
-    at most ``MAX_COUNT``, drawn and checked ``CHUNK`` at a time).
+    at most ``MAX_COUNT``).
 
     >>> verify_adder(adder(1))
     AdderCheck(n_digits=1): 100 additions, every pair
@@ -134,7 +134,7 @@ def verify_adder(model=None, count=10_000, seed=2025, dtypes=(np.float32, np.flo
         return verify_pairs(model, *every_pair(model.n_digits), what="every pair", dtypes=dtypes)
     what = f"AdderBoard's test, seed {seed}"
     checks = [verify_pairs(model, *np.array(chunk, dtype=np.int64).reshape(-1, 2).T, what=what, dtypes=dtypes)
-              for chunk in adderboard_chunks(model.n_digits, count, seed)]  # CHUNK pairs at a time
+              for chunk in _adderboard_chunks(model.n_digits, count, seed)]  # CHUNK pairs at a time
     return AdderCheck(n_digits=model.n_digits, pairs=sum(c.pairs for c in checks), what=what,
                       correct={name: sum(c.correct[name] for c in checks) for name in checks[0].correct},
                       min_margin={name: min(c.min_margin[name] for c in checks) for name in checks[0].min_margin},

@@ -230,12 +230,7 @@ def forward(model, ids):
 
 @checked
 def greedy_sums(model, prompts):
-    """Greedy decoding of a batch of prompts ``[batch, 2 n + 2]``: the ``n + 1`` written tokens ``[batch, n + 1]``.
-
-    Each prompt runs through handtf's one greedy loop (:func:`handtf.greedy_search`) with
-    :func:`handtf.gpt_step`, which keeps the keys and values of the positions it ran: a step
-    computes one position, so a sum costs about as much as one forward pass of the whole sequence.
-    """
+    """Greedy decoding (``greedy_search``) of prompts ``[batch, 2 n + 2]``: the written tokens ``[batch, n + 1]``."""
     n_prompt = prompts.shape[1]
     written = [greedy_search(gpt_step(model), prompt.tolist(), model.n_digits + 1)[0][n_prompt:] for prompt in prompts]
     return np.array(written, dtype=np.int64).reshape(len(prompts), model.n_digits + 1)
@@ -268,10 +263,6 @@ class AdderStep:
 @checked
 def adder_steps(model, a, b):
     """Each digit of ``a + b`` as the model writes it, with the attention and the sums behind it.
-
-    Greedy decoding writes the digits (:func:`greedy_sums`); then one forward pass reads the prompt
-    and the written digits (teacher forcing), and each step's logits, attention and sums are that
-    pass's row at the step's position: under the causal mask, the numbers the step computed.
 
     >>> steps = adder_steps(adder(3), 58, 67)  # 125: 5, 2, 1, 0 least significant first
     >>> [(s.digit, s.column, s.carry) for s in steps]

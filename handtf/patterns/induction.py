@@ -154,9 +154,6 @@ def induction_rule(text):
     followed the most recent earlier occurrence of its character, or
     ``None`` where the character is new.
 
-    One pass over ``text`` (at most ``MAX_TEXT`` characters), keeping where
-    each character was last seen.
-
     >>> induction_rule("abcab")
     [None, None, None, 'b', 'c']
     """
