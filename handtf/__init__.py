@@ -9,16 +9,18 @@
 The package's folders follow the site's outline:
 
 - ``model``: the hand-made model and the GPT-2 forward pass it runs
-  (``tokenizer``, ``weights``, ``transformer``, ``inference``, ``evaluation``,
-  ``tracing`` with ``recording``);
+  (``tokenizer``, ``weights``, ``transformer`` with its key/value cache,
+  ``decoding``: the one greedy loop and the other searches, ``inference``,
+  ``evaluation``, ``tracing`` with ``recording``);
 - ``patterns``: other models set by hand on the same forward pass
-  (``compiler``, ``induction``);
+  (``compiler``, ``induction``, the adder: ``addition``, ``adderboard`` and
+  ``proof``, which proves it adds every pair);
 - ``training``: backpropagation (``backprop``), the optimiser every trainer
   shares (``optimiser``) and the trainers (``trainer``, ``adder``);
 - ``blocks``: the general Transformer building blocks, one module per idea
   (``activations``, ``layers``, ``attend`` with the package's one
   ``attention``, ``masks``, ``positions``, ``loss``);
-- ``seq2seq``: the encoder-decoder, its training, decoding and translation;
+- ``seq2seq``: the encoder-decoder, its training and translation (decoding with ``model.decoding``'s searches);
 - ``cli``: the command line.
 
 ``checks`` and ``layouts`` are the boundary: every public function checks its
@@ -42,9 +44,10 @@ from .patterns.compiler import (  # noqa: E402
     phases,
     shortest_period,
 )
-from .seq2seq.decoding import (  # noqa: E402
+from .model.decoding import (  # noqa: E402
     apply_temperature,
     beam_search,
+    gpt_step,
     greedy,
     greedy_search,
     sample,
@@ -56,6 +59,7 @@ from .display import format_matrix, format_number, show  # noqa: E402
 from .model.evaluation import Evaluation, Verification, evaluate, next_token_logits, valid_contexts, verify  # noqa: E402
 from .patterns.addition import Adder, adder, adder_steps  # noqa: E402
 from .patterns.adderboard import AdderCheck, adderboard_pairs, verify_adder, verify_pairs  # noqa: E402
+from .patterns.proof import AdderProof, prove_adder  # noqa: E402
 from .patterns.induction import (  # noqa: E402
     InductionCheck,
     InductionHead,
@@ -82,6 +86,7 @@ from .blocks.layers import embedding_backward, ffn, ffn_backward, layer_norm, la
 from .blocks.loss import cross_entropy, cross_entropy_backward, smoothed_targets, soft_cross_entropy  # noqa: E402
 from .blocks.masks import causal_mask, padding_mask  # noqa: E402
 from .model.transformer import (  # noqa: E402
+    KVCache,
     causal_self_attention,
     causal_self_attention_backward,
     gpt,
@@ -98,6 +103,7 @@ from .seq2seq import Config, decode, encode, forward, init_params  # noqa: E402
 from .seq2seq.translate import beam_decode, greedy_decode  # noqa: E402
 from .training.backprop import loss_and_grads  # noqa: E402
 from .training.trainer import train  # noqa: E402
+from .training.adder import trained_adder  # noqa: E402
 from .seq2seq.training import train_seq2seq  # noqa: E402
 from .model.tokenizer import CHARS, tokenize, untok  # noqa: E402
 from .model.tracing import PatternTrace, Trace, trace  # noqa: E402

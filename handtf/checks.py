@@ -45,7 +45,9 @@ from .readers import (  # noqa: F401 (every reader, as handtf.checks.NAME too)
     check_alphabet,
     check_array,
     check_count,
+    check_decimal,
     check_dout,
+    check_dtypes,
     check_elements,
     check_float_dtype,
     check_fraction,
@@ -60,6 +62,7 @@ from .readers import (  # noqa: F401 (every reader, as handtf.checks.NAME too)
     check_seed,
     check_size,
     check_steps,
+    decimal_digits,
     optional,
     read_array,
     shown,
@@ -149,11 +152,12 @@ def unshared(value, given):
 
 def check_backward(forward, arguments):
     """A backward function's arguments: its forward function's, read as it reads them, and ``dout`` of its output's shape."""
-    read = {**arguments, **(forward.check(**{n: arguments[n] for n in inspect.signature(forward).parameters}) or {})}
+    names = [n for n in inspect.signature(forward).parameters if n in arguments]  # a forward's cache has no backward
+    read = {**arguments, **(forward.check(**{n: arguments[n] for n in names}) or {})}
     _state.inside = True
     try:
         with np.errstate(all="ignore"):
-            shape = np.shape(forward(**{n: read[n] for n in inspect.signature(forward).parameters}))
+            shape = np.shape(forward(**{n: read[n] for n in names}))
     finally:
         _state.inside = False
     return read | {"dout": check_dout(arguments["dout"], shape)}

@@ -470,10 +470,13 @@ SCREEN_WORDS_ALLOWED = {
     "en": [
         r"browser's console has it too",  # the playground chapter is about the model's JavaScript port, which runs in a browser
         r"fits a phone's column",  # a comment in the playground notebook's code, which is printed as it is
+        # related work: other projects that are browser tools, described as they are
+        r"runs a GPT-2 model in the browser: type a text and watch", r"explain them live in the browser",
     ],
     "zh": [
         r"浏览器的控制台里也能调用它",  # as above
         r"手机屏幕上也放得下",
+        r"在浏览器里运行一个 GPT-2 模型", r"在浏览器里实时讲解权重",  # related work, as above
     ],
 }
 

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..blocks.attend import attention_weights
-from ..checks import type_name, check_alphabet, check_float_dtype, check_int_range, check_positive, check_seed, check_steps, checked
+from ..checks import MAX_TEXT, type_name, check_alphabet, check_dtypes, check_float_dtype, check_int_range, check_positive, check_seed, check_steps, checked
 from .compiler import GPT2_SMALL, LG
 from ..training.backprop import loss_and_grads
 from ..model.transformer import gpt
@@ -154,11 +154,17 @@ def induction_rule(text):
     followed the most recent earlier occurrence of its character, or
     ``None`` where the character is new.
 
+    One pass over ``text`` (at most ``MAX_TEXT`` characters), keeping where
+    each character was last seen.
+
     >>> induction_rule("abcab")
     [None, None, None, 'b', 'c']
     """
-    return [text[text.rindex(c, 0, i) + 1] if c in text[:i] else None
-            for i, c in enumerate(text)]
+    last, rule = {}, []  # each character's most recent position so far
+    for i, c in enumerate(text):
+        rule.append(text[last[c] + 1] if c in last else None)
+        last[c] = i
+    return rule
 # --8<-- [end:induction_rule]
 
 
@@ -368,6 +374,8 @@ check_induction_layer = check_previous_token_head
 def check_induction_rule(text):
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
+    if len(text) > MAX_TEXT:
+        raise ValueError(f"text must hold at most MAX_TEXT = {MAX_TEXT:,} characters, got {len(text):,}")
 
 
 def check_induction_attention(model, text):
@@ -391,8 +399,4 @@ def check_verify_induction(model, dtypes):
         raise ValueError(f"{v} characters and n_ctx = {n_ctx} make {count:,} sequences to check; "
                          f"the exhaustive check runs at most {MAX_SEQUENCES:,} (MAX_SEQUENCES): "
                          "use fewer characters or a shorter n_ctx")
-    if isinstance(dtypes, (str, type, np.dtype)) or not isinstance(dtypes, (tuple, list)) or not dtypes:
-        raise TypeError(f"dtypes must be a non-empty tuple of float dtypes, e.g. (np.float32, np.float64), got {dtypes!r}")
-    names = [check_float_dtype("dtypes", dtype, least=4).name for dtype in dtypes]
-    if len(set(names)) != len(names):
-        raise ValueError(f"dtypes must name each dtype once (each is counted on its own), got {', '.join(names)}")
+    check_dtypes("dtypes", dtypes)

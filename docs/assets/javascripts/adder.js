@@ -88,12 +88,25 @@ export function forward(tokens, model = ADDER) {
 
 // ------------------------------------------------------------ the numbers (as handtf.patterns.addition's boundary)
 
-/** The n decimal digits of `value` (a str), least significant first; refused as digits_of refuses it. */
+/** Python's repr of one character (the quotes it picks, its short escapes, \\x, \\u, \\U for what it does not print). */
+function charRepr(c) {
+  const short = { "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t" }[c];
+  const body = short || (H.printable(c) ? c : H.escapedChar(c));
+  return c === "'" ? `"'"` : `'${body}'`;
+}
+
+/**
+ * The n decimal digits of `value` (a str), least significant first; refused in the words of
+ * handtf.readers.check_decimal, which reads the package's numbers (tests/test_adder_port.py compares).
+ */
 export function digitsOf(name, value, n) {
-  if (/^-[0-9]+$/.test(value)) throw new Error(`${name} must be 0 or more (the model adds non-negative numbers), got ${value}`);
-  if (!/^[0-9]+$/.test(value)) throw new Error(`${name} must be written with the digits 0-9 only, got '${value}'`);
+  if (value === "") throw new Error(`${name} is empty; write it with the digits 0-9`);
+  if (value[0] === "-") throw new Error(`${name} starts with a minus sign; the adder takes numbers of 0 or more, written with the digits 0-9`);
+  const chars = [...value]; // code points, as Python counts positions
+  const bad = chars.findIndex((c) => !"0123456789".includes(c));
+  if (bad >= 0) throw new Error(`${name} has ${charRepr(chars[bad])} at position ${bad}; write it with the digits 0-9 only`);
   const digits = value.replace(/^0+(?=.)/, "");
-  if (digits.length > n) throw new Error(`${name} has ${digits.length} digits; this model reads at most ${n} (n_digits)`);
+  if (digits.length > n) throw new Error(`${name} has ${digits.length.toLocaleString("en-US")} digits; this model reads at most ${n} (n_digits)`);
   return [...digits.padStart(n, "0")].reverse().map(Number);
 }
 
