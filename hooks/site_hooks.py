@@ -203,6 +203,9 @@ MOVED_MODULES = {  # new module: old module
     "handtf.seq2seq.training": "handtf.seq2seq_training",
     "handtf.seq2seq.translate": "handtf.translate", "handtf.seq2seq.decoding": "handtf.decoding",
     "handtf.trees.leaves": "handtf.training.leaves",  # an object that moved alone: 1.0's leaves, now the one tree walk's
+    # issue 49: the task's functions, the model interface and the induction head's training left their 1.0 modules
+    "handtf.model.task": "handtf.compiler", "handtf.model.interface": "handtf.inference",
+    "handtf.training.induction": "handtf.induction",
 }
 _MOVED_ID = re.compile(r'<(h[1-6]|div)\b[^>]*\bid="(' + "|".join(map(re.escape, MOVED_MODULES)) + r')((?:\.\w+)*)"')
 
