@@ -42,35 +42,42 @@ def paths(tree, prefix=""):
     return [(prefix, tree)]
 
 
-def tree_map(function, tree, *others, into=(dict, list, list), path=""):
+def tree_map(function, tree, *others, into=(dict, list, list), path="", leaf=None, check=None, at=False):
     """``function(leaf, *leaves at the same place in others)`` at every leaf, in a tree of plain dicts and lists.
 
     ``others`` must have ``tree``'s layout: the same keys, lists of the same
     length (an error names the first place they differ). ``into`` gives the
     types of the dicts, lists and tuples built (``read_only`` builds read-only
-    ones; a tuple becomes a list by default).
+    ones; a tuple becomes a list by default). For a reader of a layout
+    (``handtf.layouts.check_tree``): ``leaf(node)`` says a dict or tuple of
+    ``tree`` is a leaf (a shape), ``check(path, node, *others)`` runs at each
+    other node first (to word its own error), and with ``at`` the function
+    gets the leaf's path first; ``path`` is the root's.
 
     >>> tree_map(lambda x, y: x + y, [1, 2, 3], [10, 20])
     Traceback (most recent call last):
     ...
     ValueError: the trees must have one layout, got a list of 3 items and one of 2 at the top
     """
+    if not isinstance(tree, (dict, list, tuple)) or (leaf is not None and leaf(tree)):
+        return function(path, tree, *others) if at else function(tree, *others)
+    if check is not None:
+        check(path, tree, *others)
+    more = {"into": into, "leaf": leaf, "check": check, "at": at}
     if isinstance(tree, dict):
         for other in others:
             if not isinstance(other, dict) or set(other) != set(tree):
                 raise ValueError(f"the trees must have one layout, got a dict with keys {sorted(map(str, tree))} "
                                  f"and {describe(other)} at {path or 'the top'}")
-        return into[0]({key: tree_map(function, value, *(other[key] for other in others), into=into, path=f"{path}[{key!r}]")
+        return into[0]({key: tree_map(function, value, *(other[key] for other in others), path=f"{path}[{key!r}]", **more)
                         for key, value in tree.items()})
-    if isinstance(tree, (list, tuple)):
-        for other in others:
-            if not isinstance(other, (list, tuple)) or len(other) != len(tree):
-                raise ValueError(f"the trees must have one layout, got a list of {len(tree)} items and "
-                                 f"{'one of ' + str(len(other)) if isinstance(other, (list, tuple)) else describe(other)} "
-                                 f"at {path or 'the top'}")
-        kind = into[2] if isinstance(tree, tuple) else into[1]
-        return kind(tree_map(function, *values, into=into, path=f"{path}[{i}]") for i, values in enumerate(zip(tree, *others)))
-    return function(tree, *others)
+    for other in others:
+        if not isinstance(other, (list, tuple)) or len(other) != len(tree):
+            raise ValueError(f"the trees must have one layout, got a list of {len(tree)} items and "
+                             f"{'one of ' + str(len(other)) if isinstance(other, (list, tuple)) else describe(other)} "
+                             f"at {path or 'the top'}")
+    kind = into[2] if isinstance(tree, tuple) else into[1]
+    return kind(tree_map(function, *values, path=f"{path}[{i}]", **more) for i, values in enumerate(zip(tree, *others)))
 
 
 def describe(tree):

@@ -15,7 +15,7 @@ run a model (``complete``, ``predict``, ``next_token_probs``, ``trace``,
   ``verify`` need one).
 
 The kinds are :class:`HandMade` (here), ``CompiledPattern``,
-``InductionHead`` and ``Adder`` (:mod:`handtf.patterns`); what differs
+``InductionHead`` and ``Adder`` (``handtf.patterns``); what differs
 between them is a field, never a branch on the class. A model checks its
 fields when it is made (``dataclasses.replace`` too) and compares by value
 (``==``). :func:`read_model` is the one place that reads a model, at the

@@ -111,7 +111,7 @@ export function add(a, b, model = ADDER) {
 
 // ------------------------------------------------------------ the widget
 
-const TEXT = {
+export const TEXT = {
   en: {
     a: "a",
     b: "b",
