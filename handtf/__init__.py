@@ -15,7 +15,8 @@ the folders before it (``blocks``, ``model``, ``patterns``, ``training``,
   every model has, read at the boundary in one place), ``inference``,
   ``evaluation``, ``tracing`` with ``recording``);
 - ``patterns``: other models set by hand on the same forward pass
-  (``compiler``, ``induction``, ``addition`` with ``adderboard``);
+  (``compiler``, ``induction``, the adder: ``addition``, ``adderboard`` and
+  ``proof``, which proves it adds every pair);
 - ``training``: backpropagation (``backprop``), the optimiser every trainer
   shares (``optimiser``) and the trainers (``trainer``, ``induction``,
   ``adder``);
@@ -60,6 +61,7 @@ from .display import format_matrix, format_number, show  # noqa: E402
 from .model.evaluation import Evaluation, Verification, evaluate, next_token_logits, valid_contexts, verify  # noqa: E402
 from .patterns.addition import Adder, adder, adder_steps  # noqa: E402
 from .patterns.adderboard import AdderCheck, adderboard_pairs, verify_adder, verify_pairs  # noqa: E402
+from .patterns.proof import AdderProof, prove_adder  # noqa: E402
 from .patterns.induction import (  # noqa: E402
     InductionCheck,
     InductionHead,
@@ -103,6 +105,7 @@ from .seq2seq import Config, decode, encode, forward, init_params  # noqa: E402
 from .seq2seq.translate import beam_decode, greedy_decode  # noqa: E402
 from .training.backprop import loss_and_grads  # noqa: E402
 from .training.trainer import train  # noqa: E402
+from .training.adder import trained_adder  # noqa: E402
 from .seq2seq.training import train_seq2seq  # noqa: E402
 from .model.tokenizer import CHARS, tokenize, untok  # noqa: E402
 from .model.tracing import PatternTrace, Trace, trace  # noqa: E402

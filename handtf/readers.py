@@ -103,6 +103,70 @@ def check_seed(name, value):
     return int(value)
 
 
+def decimal_digits(value):
+    """How many decimal digits the whole number ``value`` >= 0 has, without ``str`` (which refuses past 4,300 digits).
+
+    >>> decimal_digits(0), decimal_digits(999), decimal_digits(10**5000)
+    (1, 3, 5001)
+    """
+    count = max(1, int((value.bit_length() - 1) * 0.30102999566398120) + 1)  # log10(2): exact or one short
+    return count + (value >= 10**count)
+
+
+def check_decimal(name, value, most, why):
+    """A whole number >= 0 of at most ``most`` decimal digits: an int, or a str of the digits 0-9 (leading 0s
+    allowed), as an int. ``why`` ends the message about too many digits ("this model reads at most 3 (n_digits)").
+
+    The one reader of the adder's numbers (``a``, ``b``, a total) and of the command line's whole numbers:
+    its messages say what is wrong in words, and the adder widget (docs/assets/javascripts/adder.js) says
+    the same words. A str is read character by character before any conversion, so 5,000 digits are
+    refused by their count, not by Python's limit on converting long strs.
+
+    >>> check_decimal("a", "007", 3, "at most 3")
+    7
+    >>> check_decimal("a", "", 3, "at most 3")
+    Traceback (most recent call last):
+    ...
+    ValueError: a is empty; write it with the digits 0-9
+    >>> check_decimal("b", "1 2", 3, "at most 3")
+    Traceback (most recent call last):
+    ...
+    ValueError: b has ' ' at position 1; write it with the digits 0-9 only
+    """
+    if isinstance(value, str):
+        if not value:
+            raise ValueError(f"{name} is empty; write it with the digits 0-9")
+        if value[0] == "-":
+            raise ValueError(f"{name} starts with a minus sign; the adder takes numbers of 0 or more, "
+                             "written with the digits 0-9")
+        bad = next((i for i, char in enumerate(value) if char not in "0123456789"), None)
+        if bad is not None:
+            raise ValueError(f"{name} has {value[bad]!r} at position {bad}; write it with the digits 0-9 only")
+        count = max(len(value.lstrip("0")), 1)
+        if count > most:
+            raise ValueError(f"{name} has {count:,} digits; {why}")
+        return int(value)
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise TypeError(f"{name} must be a whole number (an int, or a str of the digits 0-9), got {type_name(value)}")
+    value = int(value)
+    if value < 0:
+        raise ValueError(f"{name} is negative{f' ({value})' if value.bit_length() < 64 else ''}; "
+                         "the adder takes numbers of 0 or more")
+    if decimal_digits(value) > most:
+        raise ValueError(f"{name} has {decimal_digits(value):,} digits; {why}")
+    return value
+
+
+def check_dtypes(name, dtypes, least=4):
+    """A non-empty tuple (or list) of float dtypes, each named once (a check counts each on its own): their names."""
+    if isinstance(dtypes, (str, type, np.dtype)) or not isinstance(dtypes, (tuple, list)) or not dtypes:
+        raise TypeError(f"{name} must be a non-empty tuple of float dtypes, e.g. (np.float32, np.float64), got {shown(dtypes)}")
+    names = [check_float_dtype(name, dtype, least=least).name for dtype in dtypes]
+    if len(set(names)) != len(names):
+        raise ValueError(f"{name} must name each dtype once (each is counted on its own), got {', '.join(names)}")
+    return tuple(names)
+
+
 def check_size(name, value, per_item=1, low=1, squared=False):
     """A size: an integer from ``low`` such that ``value * per_item`` numbers fit in :data:`MAX_ELEMENTS`.
 

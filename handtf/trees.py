@@ -24,6 +24,7 @@ reading of a weight dict.
 """
 
 from dataclasses import fields
+from types import MappingProxyType
 
 import numpy as np
 
@@ -120,38 +121,148 @@ class ByValue:
     __hash__ = None
 
 
-class ReadOnlyDict(dict):
-    """A dict that refuses every change; ``copy.deepcopy`` and ``dict(...)`` of it give a plain, writeable one."""
+class _ReadsItems:
+    """What a read-only dict and list read from their private ``_items``, not from their own storage."""
+
+    __slots__ = ()
+
+    def __iter__(self):
+        return iter(self._items)
+
+    def __reversed__(self):
+        return reversed(self._items)
+
+    def __len__(self):
+        return len(self._items)
+
+    def __contains__(self, key):
+        return key in self._items
+
+    def __ne__(self, other):
+        return not self == other
+
+
+
+class ReadOnlyDict(_ReadsItems, dict):
+    """A dict that refuses every change; ``copy.deepcopy`` and ``dict(...)`` of it give a plain, writeable one.
+
+    Every read goes to a private ``MappingProxyType``, not to the dict's own storage: ``dict.__setitem__(d, ...)``
+    gets past the refusals below, but what it writes is never read (not by ``d[k]``, ``**d``, ``dict(d)``, ``==``).
+    """
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items=()):
+        items = dict(items)
+        super().__init__(items)
+        object.__setattr__(self, "_items", MappingProxyType(items))
 
     def _refuse(self, *args, **kwargs):
         raise TypeError("this dict is read-only (shared by every caller of handtf); change a copy: copy.deepcopy(...)")
 
-    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse
+    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = __setattr__ = _refuse
+
+    def __getitem__(self, key):
+        return self._items[key]
+
+    def __eq__(self, other):
+        return dict(self._items) == other
+
+    def __or__(self, other):
+        return dict(self._items) | other
+
+    def __ror__(self, other):
+        return other | dict(self._items)
+
+    def __repr__(self):
+        return repr(dict(self._items))
+
+    def get(self, key, default=None):
+        return self._items.get(key, default)
+
+    def keys(self):
+        return self._items.keys()
+
+    def values(self):
+        return self._items.values()
+
+    def items(self):
+        return self._items.items()
+
+    def copy(self):
+        return dict(self._items)
 
     def __reduce__(self):
-        return dict, (dict(self),)
+        return dict, (dict(self._items),)
 
     def __deepcopy__(self, memo):
         import copy
 
-        return {copy.deepcopy(key, memo): copy.deepcopy(value, memo) for key, value in self.items()}
+        return {copy.deepcopy(key, memo): copy.deepcopy(value, memo) for key, value in self._items.items()}
 
 
-class ReadOnlyList(list):
-    """A list that refuses every change; ``copy.deepcopy`` and ``list(...)`` of it give a plain, writeable one."""
+class ReadOnlyList(_ReadsItems, list):
+    """A list that refuses every change; ``copy.deepcopy`` and ``list(...)`` of it give a plain, writeable one.
+
+    Every read goes to a private tuple: what ``list.__setitem__(l, ...)`` writes is never read.
+    """
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items=()):
+        items = tuple(items)
+        super().__init__(items)
+        object.__setattr__(self, "_items", items)
 
     def _refuse(self, *args, **kwargs):
         raise TypeError("this list is read-only (shared by every caller of handtf); change a copy: copy.deepcopy(...)")
 
     __setitem__ = __delitem__ = __iadd__ = __imul__ = append = clear = extend = insert = pop = remove = reverse = sort = _refuse
+    __setattr__ = _refuse
+
+    def __getitem__(self, index):
+        return list(self._items[index]) if isinstance(index, slice) else self._items[index]
+
+    def __eq__(self, other):
+        return list(self._items) == other
+
+    def __add__(self, other):
+        return list(self._items) + other
+
+    def __mul__(self, count):
+        return list(self._items) * count
+
+    __rmul__ = __mul__
+
+    def __repr__(self):
+        return repr(list(self._items))
+
+    def index(self, *args):
+        return self._items.index(*args)
+
+    def count(self, value):
+        return self._items.count(value)
+
+    def copy(self):
+        return list(self._items)
 
     def __reduce__(self):
-        return list, (list(self),)
+        return list, (list(self._items),)
 
     def __deepcopy__(self, memo):
         import copy
 
-        return [copy.deepcopy(value, memo) for value in self]
+        return [copy.deepcopy(value, memo) for value in self._items]
+
+
+def frozen_array(array):
+    """A read-only copy of ``array`` that cannot be made writeable again: a view of immutable ``bytes``
+    (``setflags(write=True)`` raises, as it does not on an array that owns its memory)."""
+    if array.dtype.hasobject:
+        array = array.copy()
+        array.setflags(write=False)
+        return array
+    return np.frombuffer(array.tobytes(), dtype=array.dtype).reshape(array.shape)
 
 
 def read_only(tree):
@@ -163,12 +274,5 @@ def read_only(tree):
     ...
     ValueError: assignment destination is read-only
     """
-    return tree_map(frozen, tree, into=(ReadOnlyDict, ReadOnlyList, tuple))
-
-
-def frozen(leaf):
-    """A leaf as :func:`read_only` keeps it: an array copied and made read-only, anything else as it is."""
-    if isinstance(leaf, np.ndarray):
-        leaf = leaf.copy()
-        leaf.setflags(write=False)
-    return leaf
+    return tree_map(lambda leaf: frozen_array(leaf) if isinstance(leaf, np.ndarray) else leaf, tree,
+                    into=(ReadOnlyDict, ReadOnlyList, tuple))

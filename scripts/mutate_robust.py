@@ -17,6 +17,9 @@ ROOT = Path(__file__).resolve().parent.parent
 JS = "docs/assets/javascripts/"
 PARITY = ["tests/test_port_parity.py"]
 STATE = ["tests/test_shared_state.py", "tests/test_bad_inputs.py"]
+ADDER = ["tests/test_adder.py", "tests/test_bad_inputs.py", "-m", "not slow", "-k", "adder or verify or dtype or number"]
+CLI = ["tests/test_cli.py", "tests/test_adder.py", "tests/test_cli_train.py", "-k", "command_line or bad"]
+WIDGET = ["tests/test_adder_port.py", "-k", "bad_numbers or widget"]
 
 MUTANTS = [
     # the three that survived before issue 42
@@ -56,11 +59,41 @@ MUTANTS = [
     ("dropout: any training flag", "handtf/training/optimiser.py", "if not isinstance(training, (bool, np.bool_)):", "if False:", STATE),
     ("cross_entropy: a -inf target allowed", "handtf/blocks/loss.py", "    if hidden.any():", "    if False:", STATE),
     ("ffn: activation's shape unchecked", "handtf/blocks/layers.py", "        if y.shape != x.shape:", "        if False:", STATE),
-    ("verify_induction: a dtype twice", "handtf/patterns/induction.py", "    if len(set(names)) != len(names):", "    if False:", STATE),
+    ("verify_induction: a dtype twice", "handtf/readers.py", "    if len(set(names)) != len(names):", "    if False:", STATE),
     ("beam_search: no bound on length_penalty", "handtf/seq2seq/decoding.py", "    if length_penalty > most:", "    if False:", STATE),
     ("phases: no bound on the output", "handtf/patterns/compiler.py", "    if n * (k + 1) > MAX_TEXT:", "    if False:", STATE),
     ("tokenize's chars: spaces allowed", "handtf/readers.py", "if not char.isprintable() or char.isspace():", "if not char.isprintable():", STATE),
     ("forward: batches not compared", "handtf/seq2seq/model.py", '    batch_of("tgt", checked_args["tgt"], "src", checked_args["src"].shape, 1)\n', "", STATE),
+    # issue 50: the adder, its checks, its command line, trees, readers and the adder widget
+    ("check_decimal: -1 read as a number", "handtf/readers.py", "    if value < 0:\n        raise ValueError(f\"{name} is negative", "    if value < -1:\n        raise ValueError(f\"{name} is negative", ADDER),
+    ("check_decimal: n digits refused (str)", "handtf/readers.py", "        if count > most:", "        if count >= most:", ADDER),
+    ("check_decimal: n digits refused (int)", "handtf/readers.py", "    if decimal_digits(value) > most:", "    if decimal_digits(value) >= most:", ADDER),
+    ("check_decimal: leading zeros counted", "handtf/readers.py", 'count = max(len(value.lstrip("0")), 1)', "count = len(value)", ADDER),
+    ("check_decimal: any Unicode digit", "handtf/readers.py", 'if char not in "0123456789"), None)', "if not char.isdigit()), None)", ADDER),
+    ("check_decimal: no empty check", "handtf/readers.py", "        if not value:\n            raise ValueError(f\"{name} is empty", "        if False:\n            raise ValueError(f\"{name} is empty", ADDER),
+    ("decimal_digits: one short", "handtf/readers.py", "    return count + (value >= 10**count)", "    return count", ADDER),
+    ("check_seed: -1 allowed", "handtf/readers.py", "    if check_int_range(name, value) < 0:", "    if check_int_range(name, value) < -1:", STATE),
+    ("check_int_range: the low bound refused", "handtf/readers.py", "    if low is not None and value < low:", "    if low is not None and value <= low:", STATE),
+    ("verify_pairs: 19 digits allowed", "handtf/patterns/adderboard.py", "    if model.n_digits > INT64_DIGITS:", "    if model.n_digits > INT64_DIGITS + 1:", ADDER),
+    ("verify_pairs: 18 digits refused", "handtf/patterns/adderboard.py", "    if model.n_digits > INT64_DIGITS:", "    if model.n_digits >= INT64_DIGITS:", ADDER),
+    ("verify_adder: the seed not read", "handtf/patterns/adderboard.py", '"seed": check_seed("seed", seed),\n            "dtypes"', '"seed": seed,\n            "dtypes"', ADDER),
+    ("verify_pairs: a tie counted right", "handtf/patterns/adderboard.py", "right = (margin > 0).all(axis=1)", "right = (margin >= 0).all(axis=1)", ADDER),
+    ("edge_cases: the last one off by one", "handtf/patterns/adderboard.py", "(top, top), (1, top)]", "(top, top), (1, top - 1)]", ADDER),
+    ("train_adder: on_step unchecked", "handtf/training/adder.py", '"on_step": None if on_step is None else check_callable("on_step", on_step)}', '"on_step": on_step}', ADDER),
+    ("cli adder: always exit 0", "handtf/cli/adder.py", "return 0 if result.passed else 1", "return 0", ADDER),
+    ("cli whole_number: the sign dropped", "handtf/cli/__init__.py", 'sign = -1 if text[:1] == "-" and text[1:2] != "-" else 1', "sign = 1", CLI),
+    ("cli whole_number: int() again", "handtf/cli/__init__.py", '        return sign * check_decimal(', '        return int(text) if text.strip() else sign * check_decimal(', CLI),
+    ("trees: arrays own their memory", "handtf/trees.py", "    return np.frombuffer(array.tobytes(), dtype=array.dtype).reshape(array.shape)", "    array = array.copy()\n    array.setflags(write=False)\n    return array", STATE),
+    ("trees: a read-only dict reads its storage", "handtf/trees.py", "    def __getitem__(self, key):\n        return self._items[key]", "    def __getitem__(self, key):\n        return dict.__getitem__(self, key)", STATE),
+    ("trees: a read-only list reads its storage", "handtf/trees.py", "return list(self._items[index]) if isinstance(index, slice) else self._items[index]", "return list.__getitem__(self, index)", STATE),
+    ("trees: keys unsorted", "handtf/trees.py", "for key in sorted(tree, key=str) for item", "for key in tree for item", STATE),
+    ("trees: tree_map drops tuples", "handtf/trees.py", "    if isinstance(tree, (list, tuple)):\n        return [tree_map(", "    if isinstance(tree, list):\n        return [tree_map(", STATE),
+    # the adder widget (browser tests: a built site)
+    ("adder.js: no empty check", JS + "adder.js", 'if (value === "") throw', 'if (false) throw', WIDGET),
+    ("adder.js: n digits refused", JS + "adder.js", "if (digits.length > n) throw", "if (digits.length >= n) throw", WIDGET),
+    ("adder.js: a quote in double quotes too", JS + "adder.js", "return c === \"'\" ? `\"'\"` : `'${body}'`;", "return `'${body}'`;", WIDGET),
+    ("adder.js: positions in UTF-16 units", JS + "adder.js", "const chars = [...value];", "const chars = value.split(\"\");", WIDGET),
+    ("adder.js: the handler throws on a bad number", JS + "adder.js", "    if (problem) return;\n    [a, b]", "    if (problem) throw new Error(problem);\n    [a, b]", WIDGET),
 ]
 
 
@@ -76,14 +109,18 @@ def run(mutant):
                               cwd=ROOT, capture_output=True, text=True, timeout=1200)
     finally:
         path.write_text(text, encoding="utf-8")
-    failed = [line for line in done.stdout.splitlines() if line.startswith("FAILED")]
-    return ("caught", failed[0][:140]) if done.returncode else ("survived", "every test passed")
+    if done.returncode == 5:
+        return "not run", "the tests named for it select none"
+    failed = [line for line in done.stdout.splitlines() if line.startswith(("FAILED", "ERROR"))]
+    lines = done.stdout.strip().splitlines() or ["(no output)"]
+    return ("caught", (failed or lines[-1:])[0][:140]) if done.returncode else ("survived", "every test passed")
 
 
 def main(chosen):
-    results = [(i, MUTANTS[i][0], *run(MUTANTS[i])) for i in chosen]
-    for i, label, kind, what in results:
-        print(f"{i:2} {kind:11} {label}: {what}", flush=True)
+    results = []
+    for i in chosen:  # each said as it is done: a run of every mutant takes a while
+        results.append((i, MUTANTS[i][0], *run(MUTANTS[i])))
+        print(f"{i:2} {results[-1][2]:11} {results[-1][1]}: {results[-1][3]}", flush=True)
     caught = sum(kind == "caught" for *_, kind, _ in results)
     print(f"{caught} of {len(results)} mutants caught")
 

@@ -46,6 +46,8 @@ TODO = "TODO(new_page)"
 NAME = re.compile(r"(concepts/)?[a-z][a-z0-9]*(-[a-z0-9]+)*")
 CJK = re.compile(r"[\u3400-\u9fff]")
 RESERVED = {"index", "zh", "en", "assets", "search", "concepts"}  # the site's own folders and pages
+MAX_NAME = 60  # characters of a page's name: test_NAME.py, NAME.phone.zh.dark.svg, ... stay far below 255 bytes
+MAX_TITLE = 120  # characters of a title: a heading and a nav entry, not a paragraph
 
 # Where a page of each folder goes unless --before says otherwise, which figures module
 # draws its figure (one of scripts/figures' PARTS) and how many exercises it needs
@@ -94,8 +96,22 @@ class Refused(Exception):
 
 def say_yaml(text):
     """A YAML scalar for ``text``: as it is when plain YAML reads it back unchanged, else double-quoted."""
-    plain = not re.search(r": |\s#|^[-?:,\[\]{}#&*!|>'\"%@`\s]|[:\s]$", text)
+    import yaml
+
+    plain = not re.search(r": |\s#|^[-?:,\[\]{}#&*!|>'\"%@`\s]|[:\s]$", text) and yaml.safe_load(text) == text
     return text if plain else json.dumps(text, ensure_ascii=False)
+
+
+def markdown_text(text):
+    """``text`` as Markdown shows it, letter for letter: HTML's ``< > &`` as entities, Markdown's marks
+    (``[ ] * _ ` # \\``) escaped, so a title is never raw HTML, a link or a heading's closing ``#``."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return re.sub(r"([\\`*_\[\]#])", r"\\\1", text)
+
+
+def shown(text, most=40):
+    """``text`` for a one-line message: its repr, cut at ``most`` characters."""
+    return repr(text) if len(text) <= most else f"{text[:most]!r}... ({len(text):,} characters)"
 
 
 def nav_entries(lines):
@@ -118,8 +134,10 @@ def add_to_mkdocs_yml(text, page, title, chinese, before):
     entries = nav_entries(lines)
     if page in [entry[3] for entry in entries]:
         raise Refused(f"{page} is already in mkdocs.yml's nav")
-    if title in [entry[2] for entry in entries]:
+    if title in nav_titles(text):
         raise Refused(f"another page of the nav is called {title!r}: give this one its own title")
+    if chinese in chinese_titles(text).values():
+        raise Refused(f"another page of the nav is called {chinese!r} in Chinese: give this one its own title")
     where = [entry for entry in entries if entry[3] == before]
     if not where:
         raise Refused(f"--before {before}: no such page in mkdocs.yml's nav")
@@ -137,6 +155,31 @@ def add_to_mkdocs_yml(text, page, title, chinese, before):
     keys = {re.split(r":\s", line.strip(), maxsplit=1)[0].strip("\"'"): i for i, line in enumerate(lines[start + 1:end], start + 1)}
     lines.insert(keys.get(before_title, end), f"{inner}{say_yaml(title)}: {say_yaml(chinese)}")
     return "\n".join(lines)
+
+
+def nav_titles(text):
+    """Every title of mkdocs.yml's nav (pages and sections), as MkDocs reads them."""
+    from mkdocs.utils.yaml import yaml_load
+
+    def walk(node):
+        if isinstance(node, list):
+            for item in node:
+                yield from walk(item)
+        elif isinstance(node, dict):
+            for key, value in node.items():
+                yield key
+                yield from walk(value)
+
+    return set(walk(yaml_load(text)["nav"]))
+
+
+def chinese_titles(text):
+    """mkdocs.yml's ``nav_translations`` of the ``zh`` language, as MkDocs reads them."""
+    from mkdocs.utils.yaml import yaml_load
+
+    (i18n,) = [plugin["i18n"] for plugin in yaml_load(text)["plugins"] if isinstance(plugin, dict) and "i18n" in plugin]
+    (zh,) = [language for language in i18n["languages"] if language["locale"] == "zh"]
+    return zh["nav_translations"]
 
 
 def check_mkdocs_yml(text, page, title, chinese):
@@ -163,10 +206,10 @@ def check_mkdocs_yml(text, page, title, chinese):
 
 
 def link_text(title, language):
-    """The home page's words for a link: lower case inside an English sentence (not an acronym)."""
+    """The home page's words for a link: lower case inside an English sentence (not an acronym), as Markdown."""
     if language == "en" and title[1:2].islower():
-        return title[0].lower() + title[1:]
-    return title
+        title = title[0].lower() + title[1:]
+    return markdown_text(title)
 
 
 def add_to_home(text, page, title, language, before, nav_pages):
@@ -196,7 +239,7 @@ def page_text(language, title, page, figure, function, exercises):
     todo = f"{TODO}{colon}"
     listing = f'```python\n--8<-- "{function["file"]}:{function["name"]}"\n```\n\n' if function else ""
     parts = [
-        f"# {title}\n\n{todo}{ask['intro']}\n",
+        f"# {markdown_text(title)}\n\n{todo}{ask['intro']}\n",
         f"## {ask['section']}\n\n{todo}{ask['prose']}\n",
         listing
         + "```pycon\n>>> import numpy as np\n"
@@ -233,6 +276,7 @@ def {function_name}():
 
 def test_stub(page, title, function):
     what = f"``{function['name']}``" if function else "the page's function"
+    title = title.replace("\\", "\\\\").replace('"', '\\"')  # inside a docstring
     return f'''"""{title} (docs/{page}): {what} against an independent derivation.
 
 Expected values come from a derivation by hand, a formula, or a second implementation
@@ -281,12 +325,18 @@ def find_function(name, root):
 
     if not hasattr(handtf, name):
         raise Refused(f"--function {name}: handtf exports no {name} (write it first: CONTRIBUTING, steps 1 and 2)")
-    module = importlib.import_module(inspect.unwrap(getattr(handtf, name)).__module__)
+    function = inspect.unwrap(getattr(handtf, name))
+    if not inspect.isfunction(function):
+        raise Refused(f"--function {name}: handtf.{name} is not a function (its type is {type(function).__name__})")
+    module = importlib.import_module(function.__module__)
     path = Path(module.__file__).resolve()
-    try:
-        relative = path.relative_to(root.resolve()).as_posix()
-    except ValueError:
-        relative = path.relative_to(ROOT).as_posix()
+    for checkout in (root.resolve(), ROOT):
+        if path.is_relative_to(checkout):
+            relative = path.relative_to(checkout).as_posix()
+            break
+    else:
+        raise Refused(f"--function {name}: handtf is imported from {Path(handtf.__file__).parent}, not from this "
+                      f"checkout; run with PYTHONPATH={ROOT}")
     if f"# --8<-- [start:{name}]" not in path.read_text(encoding="utf-8"):
         raise Refused(f"--function {name}: {relative} has no section marker '# --8<-- [start:{name}]' around it")
     return {"name": name, "file": relative}
@@ -296,10 +346,19 @@ def plan(args, root):
     """Check the input and say what to write: ``{path: text}`` and the figure to draw."""
     name, title, chinese = args.name.removesuffix(".md"), args.title.strip(), args.chinese.strip()
     if not NAME.fullmatch(name):
-        raise Refused(f"bad page name {args.name!r}: lower-case words joined by hyphens, "
+        raise Refused(f"bad page name {shown(args.name)}: lower-case words joined by hyphens, "
                       "optionally under concepts/ (e.g. concepts/dropout)")
+    if len(name.rpartition("/")[2]) > MAX_NAME:
+        raise Refused(f"bad page name {shown(args.name)}: at most {MAX_NAME} characters (its files' names must fit the file system)")
     if not title or not chinese:
         raise Refused("both titles are needed: new_page.py NAME \"English title\" \"中文标题\"")
+    for which, text in (("English", title), ("Chinese", chinese)):
+        bad = next((c for c in text if not c.isprintable()), None)
+        if bad is not None:
+            raise Refused(f"the {which} title has {bad!r} at position {text.index(bad)}: a title is one line of "
+                          "printable characters (no line break, no tab)")
+        if len(text) > MAX_TITLE:
+            raise Refused(f"the {which} title has {len(text):,} characters: at most {MAX_TITLE}")
     if CJK.search(title):
         raise Refused(f"the English title {title!r} has Chinese characters: the English title comes first")
     if not CJK.search(chinese):
@@ -421,6 +480,9 @@ def main(argv=None):
         writes, figure = plan(args, root)
     except Refused as refused:
         print(f"new_page.py: {refused}", file=sys.stderr)
+        return 2
+    except OSError as error:  # a file it must read is missing or unreadable: nothing is written yet
+        print(f"new_page.py: cannot read {error.filename}: {error.strerror}", file=sys.stderr)
         return 2
     for path, text in writes.items():
         path.parent.mkdir(parents=True, exist_ok=True)

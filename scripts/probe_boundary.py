@@ -29,6 +29,7 @@ import warnings
 import numpy as np
 
 import handtf as h
+from handtf.training.adder import train_adder
 
 NAN, INF = float("nan"), float("inf")
 BIG = 10**400  # a Python int no float holds
@@ -287,7 +288,37 @@ PROBES = [
     ("context_needed period 20,000", lambda: h.context_needed("a" * 19999 + "b"), error("pattern")),
     ("phases 10,000 x 100,000", lambda: h.phases("a" * 9999 + "b", 100000), error("phases", "k")),
     ("induction_head 20,000 characters", lambda: h.induction_head("x" * 20000), error("alphabet")),
+    # issue 50: a fresh set of the adder's probes, of the kinds the issue found (none of its own cases)
+    ("add '0x10'", lambda: h.adder(3).add("0x10", 1), error("a")),
+    ("add '1e3'", lambda: h.adder(3).add("1e3", 1), error("a")),
+    ("add ' '", lambda: h.adder(3).add(1, " "), error("b")),
+    ("add an Arabic-Indic digit", lambda: h.adder(3).add("\u0663", 1), error("a")),
+    ("add np.int64(-1)", lambda: h.adder(3).add(np.int64(-1), 1), error("a")),
+    ("add the largest uint64", lambda: h.adder(10).add(np.uint64(2**64 - 1), 1), error("a")),
+    ("add 10**4300", lambda: h.adder(3).add(10**4300, 0), error("a")),
+    ("answer 10**10000", lambda: h.adder(3).answer(10**10000), error("total")),
+    ("add '+7'", lambda: h.adder(3).add("+7", 1), error("a")),
+    ("add np.uint64 of 10 digits", lambda: h.adder(10).add(np.uint64(9_999_999_999), np.int16(1)), value(lambda r: r == 10**10)),
+    ("verify_pairs at 20 digits", lambda: h.patterns.adderboard.verify_pairs(h.adder(20), [1], [1]), error("n_digits")),
+    ("verify_pairs float64 and np.dtype float64", lambda: h.patterns.adderboard.verify_pairs(h.adder(1), [1], [1], dtypes=[np.float64, np.dtype("float64")]), error("dtypes")),
+    ("verify_adder 'float32' and 'f4'", lambda: h.verify_adder(h.adder(1), dtypes=("float32", "f4")), error("dtypes")),
+    ("verify_adder numpy count and seed", lambda: h.verify_adder(h.adder(4), count=np.int64(3), seed=np.uint8(7)), value(lambda r: r.pairs == 13 and r.passed and r.what.endswith("seed 7"))),
+    ("adderboard_pairs np.int32 seed", lambda: h.adderboard_pairs(4, 5, np.int32(2025)) == h.adderboard_pairs(4, 5, 2025), value(lambda r: r is True)),
+    ("train_adder on_step a str", lambda: train_adder(n_digits=2, steps=1, on_step="print"), error("on_step")),
+    ("MODEL's wpe made writeable", lambda: write_refused(lambda: h.MODEL["wpe"].setflags(write=True)), value(lambda r: r)),
+    ("GPT2_SMALL by dict.__setitem__", lambda: storage_write_ignored(h.GPT2_SMALL, "n_head", 1), value(lambda r: r)),
+    ("MODEL by dict.__setitem__", lambda: storage_write_ignored(h.MODEL, "wte", np.zeros((2, 8))), value(lambda r: r)),
 ]
+
+
+def storage_write_ignored(tree, key, new):
+    """``dict.__setitem__`` gets past a read-only dict's refusals: what it writes is never read, no answer changes."""
+    old, before = tree[key], (h.evaluate().correct, h.compile_pattern("aaab").n_head, h.complete("a"))
+    dict.__setitem__(tree, key, new)
+    try:
+        return tree[key] is old and (h.evaluate().correct, h.compile_pattern("aaab").n_head, h.complete("a")) == before
+    finally:
+        dict.__setitem__(tree, key, old)
 
 M = np.zeros(2)
 
@@ -411,6 +442,16 @@ CLI = [
     ("train --task copy --heads 4", ["train", "--task", "copy", "--heads", "4", "--steps", "1"], None, {2}),
     ("train abab --task copy", ["train", "abab", "--task", "copy", "--steps", "1"], None, {2}),
     ("compile aaab --max-len 2", ["compile", "aaab", "--max-len", "2"], "no-stdout", {2}),
+    ("add '' 1", ["add", "", "1"], None, {2}),
+    ("add -0 1", ["add", "-0", "1"], None, {2}),
+    ("add a full-width 2", ["add", "1", "\uff12"], None, {2}),
+    ("add 5,000 nines", ["add", "9" * 5000, "1"], None, {2}),
+    ("adder --digits 1_0", ["adder", "--digits", "1_0"], None, {2}),
+    ("adder --digits ' 3 '", ["adder", "--digits", " 3 "], None, {2}),
+    ("adder --digits of 5,000 digits", ["adder", "--digits", "9" * 5000], None, {2}),
+    ("induction --n-ctx an Arabic-Indic 3", ["induction", "--n-ctx", "\u0663"], None, {2}),
+    ("train --steps 1_000", ["train", "--steps", "1_000"], None, {2}),
+    ("complete -n +5", ["complete", "a", "-n", "+5"], None, {2}),
     ("induction --alphabet of 40,000 characters", ["induction", "--alphabet", "".join(map(chr, range(0x4E00, 0x4E00 + 20000))) * 2], None, {2}),
 ]
 

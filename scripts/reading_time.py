@@ -15,13 +15,15 @@ each visible non-blank line of a ``pre`` block, whose text is not prose.
 It prints each page's words, characters, code lines and minutes, the total per
 language, and the screen (scroll offset / 800 px, from 1) where the attention
 page's ``#central-idea`` starts; then the same for the pages after the main
-line (``AFTER_MAINLINE``), each of which reads in 12 minutes at most. ``tests/test_reading_time.py`` runs the same
+line (``after_mainline``: the rest of the main line's part of the nav), each of which reads in
+12 minutes at most. ``tests/test_reading_time.py`` runs the same
 measure on the test session's build.
 """
 
 import argparse
 import functools
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -40,14 +42,56 @@ from browsing import LAUNCH_ARGS, PREFIX, SiteServer, SubPathHandler, drawn  # n
 VIEWPORT = {"width": 1280, "height": 800}
 LANGUAGES = ("en", "zh")
 CENTRAL_IDEA = ("attention.md", "central-idea")  # the page and the element id whose screen is printed
-# The pages after the main line, each read in 12 minutes at most (tests/test_reading_time.py), printed too.
-AFTER_MAINLINE = ["any-pattern.md", "induction.md", "playground.md", "training-by-hand.md", "whole-model.md"]
+
+
+def config():
+    """mkdocs.yml as MkDocs reads it."""
+    return yaml_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
 
 
 def mainline():
     """The main line's pages, as their English file names, from mkdocs.yml."""
-    config = yaml_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
-    return list(config["extra"]["mainline"])
+    return list(config()["extra"]["mainline"])
+
+
+def nav_pages(entry):
+    """The file names of a nav entry, in order: "a.md", {"Title": "a.md"} or {"Title": [entries]}."""
+    if isinstance(entry, str):
+        yield entry
+    elif isinstance(entry, dict):
+        for value in entry.values():
+            yield from nav_pages(value)
+    else:
+        for item in entry:
+            yield from nav_pages(item)
+
+
+def is_prose(name):
+    """A page read from start to end: a Markdown page that is not generated reference (no
+    mkdocstrings ``::: module`` line). A notebook page or an API page is looked up, not read."""
+    if not name.endswith(".md"):
+        return False
+    text = (ROOT / "docs" / name).read_text(encoding="utf-8")
+    return not re.search(r"^::: ", text, re.MULTILINE)
+
+
+def after_mainline(settings=None):
+    """The pages after the main line, each read in 12 minutes at most (tests/test_reading_time.py):
+    the rest of the main line's own part of the nav, after its last step, in nav order, prose only
+    (``is_prose``). They are what a newcomer reads next, in order; the other parts of the nav are
+    detours the home page offers with their own length (the concept pages) and reference that is
+    looked up (the glossary, the API). A page added to that part is held to the limit with no list to edit."""
+    settings = settings or config()
+    steps = list(settings["extra"]["mainline"])
+    for part in settings["nav"]:
+        pages = list(nav_pages(part))
+        if steps[-1] in pages:
+            rest = pages[pages.index(steps[-1]) + 1 :]
+            return [name for name in rest if name not in steps and is_prose(name)]
+    raise ValueError(f"mkdocs.yml: the main line's last step {steps[-1]!r} is in no part of the nav")
+
+
+AFTER_MAINLINE = after_mainline()  # printed too
 
 
 def page_path(name, language):

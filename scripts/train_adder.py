@@ -10,7 +10,8 @@ units, 16 columns, no layer norm) and starts from random weights;
 their numbers of mixed lengths unless ``--full-length``. The defaults (10
 digits, seed 0, batches of 64, lr 0.02, warmup 250) with ``--steps 24000
 --cooldown 8000`` are the run of the page "A GPT-2 that adds, by hand",
-whose last weights are ``scripts/figures/data/adder-trained.npz``. Every
+whose last weights are ``handtf/training/data/adder-trained.npz``
+(``handtf.trained_adder()``). Every
 ``E`` steps the model is checked in float64 (every pair up to 3 digits, else
 AdderBoard's protocol); at the end in float32 and float64. ``--save`` writes
 the trained weights and the losses to an ``.npz`` file at the end, and the

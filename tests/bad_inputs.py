@@ -9,6 +9,7 @@ clear error there.
 import numpy as np
 
 import handtf as h
+from handtf.training.adder import train_adder
 
 NAN, INF = float("nan"), float("inf")
 X = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]])  # [3, 2]
@@ -276,5 +277,18 @@ CASES = [
     ("phases, 10**9 characters", lambda: h.phases("a" * 9999 + "b", 100000), ValueError, r"^phases of 10,000 characters with k = 100,000 make"),
     ("induction_head, 20,000 characters", lambda: h.induction_head("x" * 20000), ValueError, r"^alphabet must have at most 383 characters"),
     ("compile_pattern, U+200B in the pattern", lambda: h.compile_pattern("ab\u200b"), ValueError, r"^'\\u200b' at position 2 of the pattern cannot be a token"),
+    # issue 50: silent wrong answers and obscure errors of the adder, each now a clear error in words
+    ("verify_pairs, 19 digits (int64 overflows)", lambda: h.patterns.adderboard.verify_pairs(h.adder(19), [1], [2]), ValueError, r"^the check adds in int64, up to 18 digits; this model has n_digits = 19$"),
+    ("verify_pairs, float32 twice", lambda: h.patterns.adderboard.verify_pairs(h.adder(1), [1], [2], dtypes=(np.float32, "float32")), ValueError, r"^dtypes must name each dtype once \(each is counted on its own\), got float32, float32$"),
+    ("verify_adder, float64 twice", lambda: h.verify_adder(h.adder(1), dtypes=("float64", np.float64)), ValueError, r"^dtypes must name each dtype once"),
+    ("adder.add, an empty str", lambda: h.adder(3).add("", 1), ValueError, r"^a is empty; write it with the digits 0-9$"),
+    ("adder.add, -0", lambda: h.adder(3).add("-0", 1), ValueError, r"^a starts with a minus sign; the adder takes numbers of 0 or more, written with the digits 0-9$"),
+    ("adder.add, a full-width digit", lambda: h.adder(3).add("\uff11", 1), ValueError, r"^a has '\uff11' at position 0; write it with the digits 0-9 only$"),
+    ("adder.add, 1_0", lambda: h.adder(3).add(1, "1_0"), ValueError, r"^b has '_' at position 1; write it with the digits 0-9 only$"),
+    ("adder.add, 5,000 digits in a str", lambda: h.adder(3).add("9" * 5000, 1), ValueError, r"^a has 5,000 digits; this model reads at most 3 \(n_digits\)$"),
+    ("adder.add, an int of 5,001 digits", lambda: h.adder(3).add(10**5000, 1), ValueError, r"^a has 5,001 digits; this model reads at most 3 \(n_digits\)$"),
+    ("adder.add, a negative int", lambda: h.adder(3).add(1, -1), ValueError, r"^b is negative \(-1\); the adder takes numbers of 0 or more$"),
+    ("adder.add, a float", lambda: h.adder(3).add(1.0, 2), TypeError, r"^a must be a whole number \(an int, or a str of the digits 0-9\), got float$"),
+    ("train_adder, on_step a number", lambda: train_adder(n_digits=2, steps=1, on_step=5), TypeError, r"^on_step must be a function, got int$"),
     ("train_induction, steps above MAX_STEPS", lambda: h.train_induction(steps=10**7), ValueError, r"^steps must be at most 1,000,000 \(MAX_STEPS"),
 ]

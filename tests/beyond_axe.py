@@ -58,17 +58,23 @@ SOMETHING = 4  # px a tab stop that only scrolls must hide: more than a glyph's 
 STATE_PAGES = ["", "attention/", "playground/", "glossary/", "api/", "concepts/playground/", "concepts/positions/"]
 PROPER_NAMES = ["Material for MkDocs"]  # names, in any language (WCAG 3.1.2 exempts them)
 
-# Whether the focused element ``el`` is under the header: the header is drawn over part of it, and it
-# would fit below the header (a taller one: when none of it shows below the header).
+# Whether the focused element ``el`` is under a fixed element, the header or the back-to-top button
+# (Material's ``.md-top``, shown below the header while the reader scrolls up): one of them is drawn
+# over part of it, and it would fit below the header (a taller one: when none of it shows below).
+# A hidden back-to-top button lets clicks through (``pointer-events: none``), so it covers nothing.
 UNDER_HEADER = r"""(el) => {
   const header = document.querySelector(".md-header");
   const r = el.getBoundingClientRect(), h = header.getBoundingClientRect();
-  if (header.contains(el) || r.right <= 0 || r.left >= innerWidth || r.top >= h.bottom - 0.5 || r.bottom <= h.top) return false;
-  if (r.height > innerHeight - h.bottom && r.bottom > h.bottom + 0.5) return false;
-  const x = Math.min(Math.max((Math.max(r.left, 0) + Math.min(r.right, innerWidth)) / 2, 0), innerWidth - 1);
-  const y = (Math.max(r.top, h.top) + Math.min(r.bottom, h.bottom)) / 2;
-  const top = document.elementFromPoint(x, y);
-  return Boolean(top) && header.contains(top) && !el.contains(top);
+  for (const cover of document.querySelectorAll(".md-header, .md-top")) {
+    const c = cover.getBoundingClientRect();
+    if (cover.contains(el) || r.right <= Math.max(0, c.left) || r.left >= Math.min(innerWidth, c.right) || r.top >= c.bottom - 0.5 || r.bottom <= c.top) continue;
+    if (r.height > innerHeight - h.bottom && r.bottom > c.bottom + 0.5) continue;
+    const x = (Math.max(r.left, c.left, 0) + Math.min(r.right, c.right, innerWidth)) / 2;
+    const y = (Math.max(r.top, c.top) + Math.min(r.bottom, c.bottom)) / 2;
+    const top = document.elementFromPoint(Math.min(Math.max(x, 0), innerWidth - 1), y);
+    if (top && cover.contains(top) && !el.contains(top)) return true;
+  }
+  return false;
 }"""
 
 WALK = r"""([reverse, order]) => {
@@ -97,11 +103,22 @@ WALK = r"""([reverse, order]) => {
     return el === pick;
   });
   if (reverse) all.reverse();
+  // Material shows the back-to-top button while the last scroll went up and did not end at the top,
+  // on the scroll event, after focus() returns: the walk sets it as Material will before reading
+  const backToTop = document.querySelector(".md-top");
+  const wasHidden = backToTop && backToTop.hidden;
+  let lastY = scrollY;
+  const settle = () => {
+    if (!backToTop || scrollY === lastY) return;
+    backToTop.hidden = !(scrollY < lastY && scrollY > 0);
+    lastY = scrollY;
+  };
   const header = document.querySelector(".md-header");
   const found = [];
   const visited = [];
   for (const el of all) {
     el.focus();
+    settle();
     if (document.activeElement !== el) continue;
     visited.push(el);
     const r = el.getBoundingClientRect();
@@ -112,6 +129,7 @@ WALK = r"""([reverse, order]) => {
     }
   }
   document.activeElement.blur();
+  if (backToTop) backToTop.hidden = wasHidden;
   // order: each stop as its index among the document's elements (what the Tab key test compares)
   const everything = order ? [...document.querySelectorAll("*")] : [];
   return { stops: visited.length, found, order: order ? visited.map((el) => everything.indexOf(el)) : null };
@@ -355,3 +373,29 @@ def test_each_check_finds_what_is_planted(browser):
     assert any(v["state"] == "hover" and "hover colour" in v["what"] for v in states), states
     assert len(regions) == 1 and "2 px" in regions[0], regions
     assert any("注意力" in p for p in language) and any(p.startswith("menu") for p in language), language
+
+
+PLANTED_TOP = """<!doctype html><html lang="en"><head><title>planted</title><style>
+  body { margin: 0; font: 16px sans-serif; }
+  .md-header { position: sticky; top: 0; height: 48px; background: #4051b5; z-index: 2; }
+  .md-top { position: fixed; top: 60px; left: 300px; width: 200px; height: 40px; z-index: 2; }
+  p { margin: 0 0 20px; }
+</style></head><body><header class="md-header"></header><main>
+<p><a href="#a" style="margin-left: 350px">Under the back-to-top button.</a></p>
+<p><a href="#b">Clear of it, on the left.</a></p>
+</main><button class="md-top">Back to top</button></body></html>"""
+
+
+def test_the_walk_finds_a_stop_under_the_back_to_top_button(browser):
+    """A shown back-to-top button (Material's ``.md-top``) covers a link as the header does; a hidden
+    one (``pointer-events: none``, as Material's ``[hidden]`` style) covers nothing."""
+    page = browser.new_page(viewport={"width": 800, "height": 300})
+    try:
+        page.set_content(PLANTED_TOP)
+        shown = page.evaluate(WALK, [False, False])
+        page.evaluate("() => { const b = document.querySelector('.md-top'); b.hidden = true; b.style.pointerEvents = 'none'; }")
+        hidden = page.evaluate(WALK, [False, False])
+    finally:
+        page.close()
+    assert [stop["what"] for stop in shown["found"]] == ['a. "Under the back-to-top button."'], shown
+    assert hidden["found"] == [], hidden

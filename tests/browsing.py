@@ -121,6 +121,7 @@ class Visit:
     """
 
     open_visits = {}  # the visits not yet closed, oldest first (a dict keeps their order)
+    page_errors = []  # "url: error" of every uncaught error in a page any visit opened; conftest fails the test on one
 
     def __init__(self, browser, url, wait=True, light_search=False, idle=False, **page_options):
         self.url, self.idle = url, idle
@@ -130,7 +131,7 @@ class Visit:
         if light_search:
             self.page.route("**/search/search_index.json", _index_without_entries)
         self.page.on("console", lambda m: m.type == "error" and self.console_errors.append(m.text))
-        self.page.on("pageerror", lambda e: self.console_errors.append(str(e)))
+        self.page.on("pageerror", self._on_page_error)
         self.page.on("request", self._on_request)
         self.page.on("requestfailed", lambda r: self.failed.append(f"{r.url} ({r.failure})"))
         self.page.on("response", lambda r: r.status >= 400 and self.failed.append(f"{r.url} (HTTP {r.status})"))
@@ -145,6 +146,10 @@ class Visit:
         else:
             drawn(self.page)
         return self
+
+    def _on_page_error(self, error):
+        self.console_errors.append(str(error))
+        Visit.page_errors.append(f"{self.url}: {error}")
 
     def _on_request(self, request):
         if urlparse(request.url).hostname not in ("127.0.0.1", "localhost") and not request.url.startswith("data:"):

@@ -36,7 +36,7 @@ import pytest
 from filelock import FileLock
 
 from failure_screenshots import pytest_runtest_makereport  # noqa: F401  (a hook: screenshots of a failing browser test)
-from browsing import PREFIX, SiteServer, SubPathHandler, chromium
+from browsing import PREFIX, SiteServer, SubPathHandler, Visit, chromium
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD_TIMEOUT = 600  # seconds: a loaded 2-core machine takes about a minute
@@ -202,6 +202,18 @@ def base_url(built_site):
     yield f"http://127.0.0.1:{server.server_port}{PREFIX}"
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture(autouse=True)
+def no_page_error():
+    """Every test fails on an uncaught error in a page it opened (issue 50), whatever else it asserts:
+    a widget whose handler throws on a bad number fails the test that types one. A test that
+    expects an error in a page takes it out of ``Visit.page_errors`` itself."""
+    Visit.page_errors.clear()
+    yield
+    errors, Visit.page_errors[:] = list(Visit.page_errors), []
+    if errors:
+        pytest.fail(f"{len(errors)} uncaught errors in the pages this test opened:\n" + "\n".join(errors[:10]), pytrace=False)
 
 
 @pytest.fixture(scope="session")

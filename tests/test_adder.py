@@ -59,6 +59,59 @@ def test_the_batched_check_agrees_with_greedy_decoding_one_by_one():
     assert [model.add(int(x), int(y)) for x, y in zip(a[:5], b[:5])] == list(a[:5] + b[:5])
 
 
+def test_a_numpy_seed_and_numbers_are_read_as_python_ones():
+    """Issue 50: np.int64(5) is the seed 5 (random.Random refuses numpy integers), np.uint64 a number to add."""
+    model = h.adder(4)
+    assert h.verify_adder(model, count=3, seed=np.int64(5)) == h.verify_adder(model, count=3, seed=5)
+    assert model.add(np.uint64(9999), np.int8(1)) == 10000 and model.add("0009", "0001") == 10
+
+
+def test_adderboards_ten_edge_cases_are_its_list():
+    """verify.py's fixed cases at 10 digits, copied from AdderBoard (github.com/anadim/AdderBoard)."""
+    assert h.adderboard_pairs(count=0) == [
+        (0, 0), (0, 1), (9_999_999_999, 0), (9_999_999_999, 1), (9_999_999_999, 9_999_999_999),
+        (5_000_000_000, 5_000_000_000), (1_111_111_111, 8_888_888_889), (1_234_567_890, 9_876_543_210),
+        (9_999_999_999, 9_999_999_999), (1, 9_999_999_999)]
+
+
+def test_the_bounds_of_a_number_are_where_the_words_say():
+    """Exactly n_digits digits are read, as an int or a str (leading zeros do not count); one more, or -1, is refused."""
+    from handtf.readers import decimal_digits
+
+    model = h.adder(3)
+    assert model.add(999, 1) == model.add("999", "001") == model.add("0999", "1") == 1000 and model.add(0, 0) == 0
+    for bad in (-1, "1000", 1000, "-1"):
+        with pytest.raises(ValueError):
+            model.add(bad, 1)
+    numbers = [0, 1, 9, 10, 99, 100] + [10**k + d for k in (17, 18, 19, 63, 64, 300, 4000) for d in (-1, 0)]
+    assert [decimal_digits(n) for n in numbers] == [len(str(n)) for n in numbers]
+    assert decimal_digits(10**5000 - 1) == 5000 and decimal_digits(10**5000) == 5001  # past str's limit
+
+
+def test_verify_pairs_reads_18_digits_and_no_more():
+    from handtf.patterns.adderboard import verify_pairs
+
+    top = 10**18 - 1
+    assert verify_pairs(h.adder(18), [top, 1], [top, 2], dtypes=(np.float64,)).correct == {"float64": 2}
+    with pytest.raises(ValueError, match="up to 18 digits"):
+        verify_pairs(h.adder(19), [1], [2])
+
+
+def test_the_command_line_exits_1_when_the_model_adds_wrong(monkeypatch, capsys):
+    """``handtf adder`` on weights that add wrong: the failures printed, exit code 1 (a script can tell)."""
+    from handtf.cli import adder as cli_adder, main as cli
+    from handtf.trees import tree_map
+
+    def broken(n_digits):
+        model = h.adder(n_digits)  # every logit 0: greedy decoding writes 0s
+        return adder_module.Adder(**(vars(model) | {"weights": tree_map(np.zeros_like, model.weights)}))
+
+    monkeypatch.setattr(cli_adder, "adder", broken)
+    assert cli.run(cli.build_parser().parse_args(["adder", "--digits", "1"])) == 1
+    out = capsys.readouterr().out
+    assert "  float64: 0 of 100 right" in out and "wrong (float32): 0 + 1 = 1, the model wrote 0" in out
+
+
 def test_format_least_significant_digit_first():
     model = h.adder(3)
     assert model.prompt(123, 456) == "321+654=" and model.answer(579) == "9750"
@@ -98,9 +151,9 @@ def test_the_margin_is_lg_minus_one():
         (lambda: h.adder(341), ValueError, r"^n_digits must be at most 340 \(MAX_DIGITS: 3 n_digits \+ 2 positions must fit GPT-2 small's n_ctx = 1024\), got 341$"),
         (lambda: h.adder(2.5), TypeError, r"^n_digits must be an integer"),
         (lambda: h.adder(3).add(1000, 1), ValueError, r"^a has 4 digits; this model reads at most 3 \(n_digits\)$"),
-        (lambda: h.adder(3).add(1, -2), ValueError, r"^b must be 0 or more \(the model adds non-negative numbers\), got -2$"),
-        (lambda: h.adder(3).add("12x", 1), ValueError, r"^a must be written with the digits 0-9 only, got '12x'$"),
-        (lambda: h.adder(3).add(1.5, 1), TypeError, r"^a must be a whole number \(int or a str of digits\), got float$"),
+        (lambda: h.adder(3).add(1, -2), ValueError, r"^b is negative \(-2\); the adder takes numbers of 0 or more$"),
+        (lambda: h.adder(3).add("12x", 1), ValueError, r"^a has 'x' at position 2; write it with the digits 0-9 only$"),
+        (lambda: h.adder(3).add(1.5, 1), TypeError, r"^a must be a whole number \(an int, or a str of the digits 0-9\), got float$"),
         (lambda: h.adder(3).add(True, 1), TypeError, r"^a must be a whole number"),
         (lambda: h.adder(3).answer(10_000), ValueError, r"^total has 5 digits; this model reads at most 4 \(n_digits\)$"),
         (lambda: h.verify_adder(h.MODEL), TypeError, r"^model must be an Adder \(from adder\(\)\), got "),
@@ -132,8 +185,8 @@ def test_the_command_line_adds_and_checks():
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["add", "12a", "3"], "a must be written with the digits 0-9 only, got '12a'"),
-        (["add", "-5", "3"], "a must be 0 or more"),
+        (["add", "12a", "3"], "a has 'a' at position 2; write it with the digits 0-9 only"),
+        (["add", "-5", "3"], "a starts with a minus sign; the adder takes numbers of 0 or more"),
         (["add", "123", "456", "--digits", "2"], "a has 3 digits; this model reads at most 2 (n_digits)"),
         (["adder", "--digits", "341"], "n_digits must be at most 340"),
         (["add", "1"], "the following arguments are required: b"),
@@ -156,7 +209,9 @@ def test_the_trained_weights_the_page_describes():
     """docs/adder.md, "Trained beside hand-set": the weights scripts/train_adder.py saved at its last step
     (--steps 24000 --cooldown 8000), checked on AdderBoard's protocol as the hand-set model is."""
     figures = trained()
-    with np.load(Path(figures.__file__).parents[2] / figures.TRAINED) as saved:
+    from handtf.training import adder as trainer
+
+    with np.load(Path(trainer.__file__).parent / trainer.TRAINED) as saved:
         assert int(saved["step"]) == 24_000
     result = h.verify_adder(figures.trained_model())
     assert result.pairs == 10_010 and result.correct == {"float32": 10_010, "float64": 10_010}, result

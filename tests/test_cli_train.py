@@ -45,7 +45,7 @@ def test_the_encoder_decoder_task_prints_exact_match():
         (["--steps", "0"], "argument --steps: steps must be at least 1, got 0"),
         (["--steps", "2000000"], "argument --steps: steps must be at most 1,000,000 (MAX_STEPS, a bound that keeps a typo from running for days), got 2,000,000"),
         (["--task", "copy", "--heads", "2"], "--task trains the encoder-decoder: leave out --heads (for the hand-made architecture only)"),
-        (["--steps", "many"], "argument --steps: expected a whole number, got 'many'"),
+        (["--steps", "many"], "argument --steps: the number has 'm' at position 0; write it with the digits 0-9 only"),
         (["--heads", "3"], "argument --heads: invalid choice: 3 (choose from 1, 2, 4, 8)"),
         (["--task", "sort"], "argument --task: invalid choice: 'sort' (choose from 'copy', 'reverse')"),
     ],

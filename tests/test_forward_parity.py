@@ -113,7 +113,7 @@ def test_the_forward_pass_is_defined_once_in_the_javascript():
 
 
 @pytest.mark.parametrize("a, b", [("12a", "3"), ("-5", "3"), ("12345678901", "1"), ("", "1"), ("1", "1.5"),
-                                  ("1\n2", "3"), ("4\u202e", "1"), (" 7", "x")])
+                                  ("1\n2", "3"), ("4\u202e", "1"), (" 7", "x"), ("'", "1")])
 def test_the_adders_messages_are_pythons_in_pythons_quotes(folder, a, b):
     got = run_node(folder, "return A.problemOf(data[0], data[1]);", [a, b])
     with pytest.raises(ValueError) as python:
@@ -122,16 +122,19 @@ def test_the_adders_messages_are_pythons_in_pythons_quotes(folder, a, b):
 
 
 def test_the_adder_widget_says_what_is_wrong_in_words_in_both_languages(folder):
+    """English: Python's words (check_decimal); Chinese: the same facts in Chinese, no English word left."""
     cases = [("", "1"), ("-5", "3"), ("6x", "1"), ("12345678901", "1"), ("1", "4\u202e")]
     got = run_node(folder, "return ['en', 'zh'].map((l) => data.map(([a, b]) => A.problemOf(a, b, A.ADDER, A.TEXT[l])));", cases)
     en, zh = got
-    assert en[0] == "a is empty: type a whole number." and zh[0] == "a 是空的：请输入一个非负整数。"
-    assert "negative" in en[1] and "负数" in zh[1]
-    assert "“6x”" in en[2] and "“x” at position 1" in en[2] and "“6x”" in zh[2] and "不是数字" in zh[2]
-    assert "11 digits" in en[3] and "10" in en[3] and "11 位" in zh[3] and "最多读 10 位" in zh[3]
-    assert "\u202e" not in en[4] + zh[4] and "\\u202e" in en[4] and "\\u202e" in zh[4]
+    for (a, b), message in zip(cases, en):
+        with pytest.raises(ValueError) as python:
+            handtf.adder().prompt(a, b)
+        assert message == str(python.value)
+    assert zh[0].startswith("a 是空的") and "负号" in zh[1] and "位置 1" in zh[2] and "“x”" in zh[2]
+    assert "11 位" in zh[3] and "最多读 10 位" in zh[3]
+    assert "\u202e" not in zh[4] and "\\u202e" in zh[4]
     assert all("got ''" not in message for message in en + zh)
-    assert not any(re.search(r"[a-z]{4,}", message.replace("position", "")) for message in zh), zh
+    assert not any(re.search(r"[a-z]{4,}", message.replace("n_digits", "")) for message in zh), zh
 
 
 def test_the_adder_refuses_a_nan_weight_as_python_does(folder):

@@ -114,6 +114,14 @@ def test_a_top_level_page_goes_into_part_1_with_three_exercises(new_page, copy):
     (["concepts/trial", "Trial", "丢弃", "--before", "concepts/none.md"], "no such page in mkdocs.yml's nav"),
     (["concepts/trial", "Trial", "丢弃", "--figure", "wte"], "a figure 'wte' exists already"),
     (["concepts/trial", "Trial", "丢弃", "--function", "no_such_function"], "handtf exports no no_such_function"),
+    # issue 50: each of these was a traceback, or a page written where it should not be
+    (["concepts/trial", "Trial", "丢弃", "--function", "__version__"], "handtf.__version__ is not a function (its type is str)"),
+    (["concepts/trial", "Trial", "丢弃", "--function", "__doc__"], "handtf.__doc__ is not a function"),
+    (["concepts/trial", "Trial", "丢弃", "--function", "LG"], "handtf.LG is not a function (its type is int)"),
+    (["concepts/trial", "Two\nlines", "丢弃"], "the English title has '\\n' at position 3: a title is one line"),
+    (["concepts/trial", "Trial", "丢\t弃"], "the Chinese title has '\\t' at position 1"),
+    (["concepts/" + "a" * 300, "Trial", "丢弃"], "at most 60 characters"),
+    (["concepts/trial", "Trial", "常见问题"], "another page of the nav is called '常见问题' in Chinese"),
 ])
 def test_bad_input_is_refused_in_one_line_and_nothing_is_written(new_page, copy, capsys, args, said):
     before = {path: path.read_bytes() for path in copy.rglob("*") if path.is_file()}
@@ -127,6 +135,45 @@ def test_the_command_line_refuses_without_a_traceback(copy):
     done = subprocess.run([sys.executable, str(SCRIPT), "concepts/x y", "T", "标题", "--root", str(copy)],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and done.stderr.startswith("new_page.py: bad page name") and "Traceback" not in done.stderr
+
+
+def test_a_title_is_shown_as_written_never_as_html_or_a_link(new_page, copy):
+    """Issue 50: a title with raw HTML, ``](`` or a closing ``#`` reads on every page as typed."""
+    import markdown
+
+    title = "<b>Bold</b> & [x](y) C#"
+    assert scaffold(new_page, copy, "concepts/trial-html", title, "试验<i>斜</i>](z)") == 0
+    home = (copy / "docs/index.md").read_text(encoding="utf-8")
+    (line,) = [line for line in home.splitlines() if "(concepts/trial-html.md)" in line]
+    html = markdown.markdown(line.strip())
+    assert html.count("<a ") == 1 and "<b>" not in html and "&lt;b&gt;Bold&lt;/b&gt; &amp; [x](y) C#</a>" in html, html
+    heading = (copy / "docs/concepts/trial-html.md").read_text(encoding="utf-8").splitlines()[0]
+    assert markdown.markdown(heading) == "<h1>&lt;b&gt;Bold&lt;/b&gt; &amp; [x](y) C#</h1>"
+    zh = (copy / "docs/concepts/trial-html.zh.md").read_text(encoding="utf-8").splitlines()[0]
+    assert markdown.markdown(zh) == "<h1>试验&lt;i&gt;斜&lt;/i&gt;](z)</h1>"
+    compile((copy / "tests/test_trial_html.py").read_text(encoding="utf-8"), "stub", "exec")
+
+
+def test_a_title_yaml_would_read_as_something_else_is_quoted(new_page, copy):
+    """``true``, ``a: b #c`` and ``'quoted'`` are nav titles as typed; a second ``'quoted'`` is a duplicate, ``quoted`` is not."""
+    from mkdocs.utils.yaml import yaml_load
+
+    for name, title in (("t-true", "true"), ("t-colon", "a: b #c"), ("t-quoted", "'quoted'"), ("t-plain", "quoted")):
+        assert scaffold(new_page, copy, f"concepts/{name}", title, f"试验{name}") == 0
+    assert new_page.nav_titles((copy / "mkdocs.yml").read_text(encoding="utf-8")) >= {"true", "a: b #c", "'quoted'", "quoted"}
+    assert yaml_load((copy / "mkdocs.yml").read_text(encoding="utf-8"))  # still MkDocs' YAML
+    assert scaffold(new_page, copy, "concepts/t-again", "'quoted'", "试验再") == 2
+
+
+def test_a_handtf_from_outside_the_checkout_is_refused_in_one_line(copy, tmp_path_factory):
+    """--function reads the package's file; a handtf imported from elsewhere cannot be embedded."""
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    shutil.copytree(ROOT / "handtf", elsewhere / "handtf", ignore=shutil.ignore_patterns("__pycache__"))
+    done = subprocess.run([sys.executable, str(SCRIPT), "concepts/trial", "Trial", "丢弃", "--function", "causal_mask",
+                           "--root", str(copy), "--no-render"], capture_output=True, text=True, timeout=120,
+                          env={"PYTHONPATH": str(elsewhere), "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "handtf is imported from" in done.stderr and str(elsewhere) in done.stderr and "Traceback" not in done.stderr
 
 
 def test_a_function_is_imported_and_its_code_embedded_from_the_file_the_package_says(new_page, copy):

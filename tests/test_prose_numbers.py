@@ -41,13 +41,21 @@ EXCEPTIONS = {
     ("induction.md", "2021"): "the year of a cited paper (Elhage et al.)",
     ("induction.md", "2022"): "the year of a cited paper (Olsson et al.)",
     ("induction.md", "2000"): "seed 3's 2000 steps: tests/test_induction.py trains them on both float paths (a page example would add about 4 s to each page's run)",
-    ("adder.md", "99%"): "AdderBoard's rule to qualify, quoted from its verify.py",
     ("adder.md", "62"): "AdderBoard's smallest trained entry, quoted from its leaderboard",
     ("adder.md", "6,080"): "AdderBoard's first trained entry, quoted from its leaderboard",
     ("adder.md", "35,000"): "steps quoted from a trained AdderBoard entry's README (staghado)",
     ("adder.md", "45,000"): "steps quoted from a trained AdderBoard entry's README (staghado)",
     ("adder.md", "128"): "the batch quoted from a trained AdderBoard entry's README (staghado)",
     ("adder.md", "1234567899"): "the widget's starting number, in its HTML",
+    ("adder.md", "2017"): "the year of the cited Transformer paper (Vaswani et al.), whose learning-rate schedule train_adder uses",
+    ("related.md", "2021"): "a date of a cited paper, post or commit",
+    ("related.md", "2023"): "a date of a cited paper, post or commit",
+    ("related.md", "2024"): "a date of a cited paper, post or commit",
+    ("related.md", "2025"): "a date of a cited paper, post or commit",
+    ("related.md", "2026"): "a date of a cited paper, post or commit",
+    ("related.md", "10,000"): "AdderBoard's random pairs, quoted from its README",
+    ("related.md", "99%"): "AdderBoard's rule to qualify, quoted from its README",
+    ("related.md", "60"): "the title of picoGPT's blog post, GPT in 60 Lines of NumPy",
 }
 
 

@@ -24,8 +24,10 @@ import reading_time  # noqa: E402
 TARGETS_MET = True
 MAX_MINUTES = 30  # per language, the main line from the home page through the logits
 MAX_SCREEN = 8  # the attention page's central idea starts within its first 8 screens of 800 px
-# Issue 38: the pages after the main line teach a newcomer who finished it, each visible part
-# (collapsed blocks closed) read in 12 minutes at most, in both languages.
+# Issues 38 and 52: the pages after the main line teach a newcomer who finished it, each visible
+# part (collapsed blocks closed) read in 12 minutes at most, in both languages. Which pages: the
+# rest of the main line's own part of the nav, prose only (reading_time.after_mainline), so a page
+# added there is held to it with no list to edit.
 AFTER_MAINLINE = reading_time.AFTER_MAINLINE
 MAX_PAGE_MINUTES = 12
 
@@ -123,6 +125,29 @@ def test_the_main_line_meets_its_targets(measured):
         screen = pages["attention.md"]["screen"]
         assert screen is not None, f"{language}: the attention page has no #central-idea"
         assert screen <= MAX_SCREEN, f"{language}: #central-idea starts on screen {screen}"
+
+
+def test_the_pages_after_the_main_line_are_read_from_the_nav():
+    """The rest of the main line's part of the nav, in nav order, prose only: a page put there
+    joins (a prose page does; a notebook or an API page, which are looked up, do not), and a page
+    of another part (a detour, the reference) or of the main line itself does not."""
+    import copy
+
+    settings = reading_time.config()
+    names = reading_time.mainline()
+    part = next(p for p in settings["nav"] if names[-1] in reading_time.nav_pages(p))
+    pages = list(reading_time.nav_pages(part))
+    assert AFTER_MAINLINE == [p for p in pages[pages.index(names[-1]) + 1 :]]  # every one of them prose today
+    assert {"completing.md", "left-out.md", "adder.md"} <= set(AFTER_MAINLINE)
+    assert not set(AFTER_MAINLINE) & set(names)
+    assert "concepts/lookup.md" not in AFTER_MAINLINE and "glossary.md" not in AFTER_MAINLINE
+
+    grown = copy.deepcopy(settings)
+    part = next(p for p in grown["nav"] if names[-1] in reading_time.nav_pages(p))
+    entries = next(iter(part.values()))
+    entries += [{"A new page": "concepts/faq.md"}, {"A notebook": "concepts/playground.ipynb"}, {"An API page": "api.md"}]
+    assert reading_time.after_mainline(grown) == AFTER_MAINLINE + ["concepts/faq.md"]
+    assert not reading_time.is_prose("api.md") and not reading_time.is_prose("concepts/playground.ipynb")
 
 
 def test_each_page_after_the_main_line_reads_in_12_minutes(browser, base_url):

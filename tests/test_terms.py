@@ -4,7 +4,10 @@ The project fixed them once for both languages: *prompt* is 提示词 and *hint*
 is 提示; *backward* is 反向 and *inverted* (dropout) is 倒置; *dimension* is
 维度, the *length* (norm) of a vector 长度（范数）, and a *sequence length*
 序列长度; the head's *verdict* is 结论 (not 判定), a *margin* 差距 (not 余量),
-a *context* 上下文 (not 前文). The glossary gives each its own row in both
+a *context* 上下文 (not 前文), a *hand-made model* 手搓模型 (not 手工模型,
+手工设定的模型 or 手工设计的模型; 手工设定 stays the adjective, "set by
+hand"), a *batch* 批次 (not 批量), a *plateau* 平台区 (not 平台期 or 高原).
+The glossary gives each its own row in both
 languages, and a Chinese page uses 提示 alone only for an exercise's hint,
 never writes 反向 for inverted dropout, and writes none of the other words
 a term once drifted to (``VARIANTS``).
@@ -33,6 +36,9 @@ TERMS = [
     ("verdict", "结论"),
     ("margin", "差距"),
     ("context", "上下文"),
+    ("hand-made model (hand-set model)", "手搓模型"),
+    ("batch", "批次"),
+    ("plateau", "平台区"),
 ]
 # A word a Chinese page must not use -> (the concept it drifted from, the term the glossary gives it)
 VARIANTS = {
@@ -43,6 +49,14 @@ VARIANTS = {
     "语境": ("context", "上下文"),
     "令牌": ("token", "词元"),
     "遮罩": ("causal mask", "因果掩码"),
+    "手工模型": ("hand-made model (hand-set model)", "手搓模型"),
+    "手工设定的模型": ("hand-made model (hand-set model)", "手搓模型"),
+    "手工设定模型": ("hand-made model (hand-set model)", "手搓模型"),
+    "手工设计的模型": ("hand-made model (hand-set model)", "手搓模型"),
+    "手工设计模型": ("hand-made model (hand-set model)", "手搓模型"),
+    "批量": ("batch", "批次"),
+    "平台期": ("plateau", "平台区"),
+    "高原": ("plateau", "平台区"),
 }
 VARIANT = re.compile("|".join(rf"(?<!当){word}" if word == "前文" else word for word in VARIANTS))
 HINT_LINE = '??? tip "提示"'
@@ -100,7 +114,7 @@ def test_the_check_catches_a_prompt_called_a_hint():
 def drifted(text):
     """(line number, word, the glossary's term) of each word of ``text`` that a term drifted to."""
     return [(number, m[0], VARIANTS[m[0]][1]) for number, line in enumerate(text.splitlines(), 1)
-            for m in VARIANT.finditer(line)]
+            for m in VARIANT.finditer(re.sub(r"\{#[^}]*\}", "", line))]  # a heading's old id, kept for links
 
 
 @pytest.mark.parametrize("page", [p for p in pages("zh") if p.suffix == ".md"], ids=lambda p: str(p.relative_to(DOCS)))
@@ -120,6 +134,14 @@ def test_the_check_catches_a_verdict_a_margin_and_a_context_that_drifted():
     assert drifted("留给注意力头写下判定。\n差距为 1023，余量为 1023。\n# 前文 -> 下一个字符") == [
         (1, "判定", "结论"), (2, "余量", "差距"), (3, "前文", "上下文")]
     assert not drifted("针对当前文本之后的那个位置，注意力头写下结论，差距为 1023。")
+
+
+def test_the_check_catches_a_hand_made_model_and_a_batch_under_other_names():
+    assert drifted("手工模型的差距是 1023。\n检查手工设定的模型\n## 批量评估\n手工设计的模型先按位置续写") == [
+        (1, "手工模型", "手搓模型"), (2, "手工设定的模型", "手搓模型"), (3, "批量", "批次"), (4, "手工设计的模型", "手搓模型")]
+    assert not drifted("手搓模型的差距是 1023，手工设定的权重，一个批次。\n## 按批次评估 {#批量评估}")
+    assert drifted("损失没有平台期。\n这是一片平坦的高原。") == [(1, "平台期", "平台区"), (2, "高原", "平台区")]
+    assert not drifted("这是一片平台区。阶梯每一级平台的中间。")
 
 
 # ------------------------------------------------------------ the comments of a Chinese page's examples

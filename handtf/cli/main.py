@@ -7,7 +7,7 @@ import os
 import signal
 import sys
 
-from . import adder as cli_adder, induction as cli_induction, train as cli_train
+from . import adder as cli_adder, induction as cli_induction, train as cli_train, whole_number
 from ..patterns.compiler import compile_pattern, describe
 from ..model.evaluation import MAX_LEN, PATTERN, evaluate, verify
 from ..model.inference import MAX_NEW_TOKENS, complete, context_window, explain_rows, format_explanation
@@ -26,11 +26,7 @@ def _context(text):
     return text
 
 
-def _whole_number(text):
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+_whole_number = whole_number
 
 
 def _whole_number_in(low, high, high_name, low_words):

@@ -12,6 +12,7 @@ import sys
 
 from ..checks import MAX_STEPS, check_int_range, check_steps
 from ..model.evaluation import verify
+from . import whole_number
 from ..seq2seq.training import TASKS, exact_match, train_seq2seq
 from ..training.trainer import check_pattern_windows, train
 from ..model.weights import N_CTX
@@ -21,10 +22,11 @@ def _read(reader):
     """An argparse type: a whole number, read by the package's own ``reader`` (the same bounds, the same words)."""
 
     def parse(text):
+        value = whole_number(text)
         try:
-            return reader(int(text))
+            return reader(value)
         except ValueError as error:
-            raise argparse.ArgumentTypeError(str(error) if "must" in str(error) else f"expected a whole number, got {text!r}") from None
+            raise argparse.ArgumentTypeError(str(error)) from None
 
     return parse
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..checks import check_float_dtype, check_int_range, check_seed, checked
+from ..checks import check_dtypes, check_int_range, check_seed, checked, type_name
 from ..model.weights import as_dtype
 from .addition import CHUNK, adder, check_model, check_n_digits, encode, forward, greedy_sums, read_number
 
@@ -128,33 +128,35 @@ def verify_adder(model=None, count=10_000, seed=2025, dtypes=(np.float32, np.flo
 # The boundary (see handtf.checks): what each function above accepts.
 
 
+INT64_DIGITS = 18  # two 18-digit numbers and their sum fit in int64; the checks add in int64
+
+
 def check_adderboard_pairs(n_digits, count, seed):
-    return {"n_digits": check_int_range("n_digits", n_digits, 1, 18, " (two 18-digit numbers still add in int64)"),
+    return {"n_digits": check_int_range("n_digits", n_digits, 1, INT64_DIGITS, " (two 18-digit numbers still add in int64)"),
             "count": check_int_range("count", count, 0, 10**7), "seed": check_seed("seed", seed)}
 
 
-def check_dtypes(dtypes):
-    if isinstance(dtypes, (str, type, np.dtype)) or not isinstance(dtypes, (tuple, list)) or not dtypes:
-        raise TypeError(f"dtypes must be a non-empty tuple of float dtypes, e.g. (np.float32, np.float64), got {dtypes!r}")
-    for dtype in dtypes:
-        check_float_dtype("dtypes", dtype, least=4)
+def check_int64_model(model):
+    """An Adder whose sums the checks can add in int64: ``n_digits`` at most 18."""
+    check_model(model)
+    if model.n_digits > INT64_DIGITS:
+        raise ValueError(f"the check adds in int64, up to {INT64_DIGITS} digits; this model has n_digits = {model.n_digits}")
+    return model
 
 
 def check_verify_pairs(model, a, b, what, dtypes):
-    check_model(model)
+    check_int64_model(model)
     a, b = np.asarray(a), np.asarray(b)
     if a.ndim != 1 or a.shape != b.shape or not np.issubdtype(a.dtype, np.integer) or not np.issubdtype(b.dtype, np.integer):
         raise ValueError(f"a and b must be 1-D arrays of whole numbers of the same length, got shapes {a.shape} and {b.shape}")
     if a.size and (min(a.min(), b.min()) < 0 or max(a.max(), b.max()) >= 10**model.n_digits):
         raise ValueError(f"a and b must be from 0 to {10**model.n_digits - 1:,} (n_digits = {model.n_digits})")
-    check_dtypes(dtypes)
+    if not isinstance(what, str):
+        raise TypeError(f"what must be a str (the additions' description), got {type_name(what)}")
+    return {"a": a.astype(np.int64), "b": b.astype(np.int64), "dtypes": check_dtypes("dtypes", dtypes)}
 
 
 def check_verify_adder(model, count, seed, dtypes):
-    if model is not None:
-        check_model(model)
-        if model.n_digits > 18:
-            raise ValueError(f"the check adds in int64, up to 18 digits; this model has n_digits = {model.n_digits}")
-    check_int_range("count", count, 0, 10**7)
-    check_seed("seed", seed)
-    check_dtypes(dtypes)
+    return {"model": None if model is None else check_int64_model(model),
+            "count": check_int_range("count", count, 0, 10**7), "seed": check_seed("seed", seed),
+            "dtypes": check_dtypes("dtypes", dtypes)}

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..blocks.attend import attention_weights
-from ..checks import check_float_dtype, check_int_range, check_real, check_seed, checked
+from ..checks import check_decimal, check_float_dtype, check_int_range, check_real, check_seed, checked
 from ..model.transformer import gpt, transformer_block
 from ..model.interface import Model, read_model
 from ..model.weights import as_dtype
@@ -124,20 +124,11 @@ class Adder(Model):
 
 
 def digits_of(name, value, n):
-    """The ``n`` decimal digits of ``value``, least significant first (the boundary of ``prompt`` and ``add``)."""
-    if isinstance(value, str):
-        if value[:1] == "-" and value[1:].isascii() and value[1:].isdigit():
-            raise ValueError(f"{name} must be 0 or more (the model adds non-negative numbers), got {value}")
-        if not value.isascii() or not value.isdigit():
-            raise ValueError(f"{name} must be written with the digits 0-9 only, got {value!r}")
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be a whole number (int or a str of digits), got {type(value).__name__}")
-    value = int(value)
-    if value < 0:
-        raise ValueError(f"{name} must be 0 or more (the model adds non-negative numbers), got {value}")
-    if value >= 10**n:
-        raise ValueError(f"{name} has {len(str(value))} digits; this model reads at most {n} (n_digits)")
+    """The ``n`` decimal digits of ``value``, least significant first (the boundary of ``prompt`` and ``add``).
+
+    ``value`` is read by ``handtf.readers.check_decimal``, whose messages the adder widget shows too.
+    """
+    value = check_decimal(name, value, n, f"this model reads at most {n} (n_digits)")
     return [value // 10**i % 10 for i in range(n)]
 
 

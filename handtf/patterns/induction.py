@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..blocks.attend import attention_weights
-from ..checks import check_alphabet, check_float_dtype, check_int_range, checked
+from ..checks import check_alphabet, check_dtypes, check_float_dtype, check_int_range, checked
 from .compiler import GPT2_SMALL, LG
 from ..model.interface import Model, read_model
 from ..model.transformer import gpt
@@ -328,8 +328,4 @@ def check_verify_induction(model, dtypes):
         raise ValueError(f"{v} characters and n_ctx = {n_ctx} make {count:,} sequences to check; "
                          f"the exhaustive check runs at most {MAX_SEQUENCES:,} (MAX_SEQUENCES): "
                          "use fewer characters or a shorter n_ctx")
-    if isinstance(dtypes, (str, type, np.dtype)) or not isinstance(dtypes, (tuple, list)) or not dtypes:
-        raise TypeError(f"dtypes must be a non-empty tuple of float dtypes, e.g. (np.float32, np.float64), got {dtypes!r}")
-    names = [check_float_dtype("dtypes", dtype, least=4).name for dtype in dtypes]
-    if len(set(names)) != len(names):
-        raise ValueError(f"dtypes must name each dtype once (each is counted on its own), got {', '.join(names)}")
+    check_dtypes("dtypes", dtypes)

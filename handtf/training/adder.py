@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..checks import check_int_range, check_positive, check_seed, check_steps, checked
+from ..checks import check_callable, check_int_range, check_positive, check_seed, check_steps, checked
 from ..model.weights import as_dtype
 from ..patterns.addition import CHARS, LABELS, N_HEAD, Adder, adder, check_n_digits, encode
 from ..trees import ByValue, leaves
@@ -75,17 +75,40 @@ def train_adder(n_digits=10, steps=1000, seed=0, batch=64, lr=0.02,
 # --8<-- [end:train_adder]
 
 
+TRAINED = "data/adder-trained.npz"  # beside this module: scripts/train_adder.py --steps 24000 --cooldown 8000 --save
+
+
+def trained_adder():
+    """The 10-digit adder trained from random weights that the adder page shows, in the hand-set layout.
+
+    ``scripts/train_adder.py --steps 24000 --cooldown 8000`` (seed 0) wrote its
+    weights at the last step; they ship with the package.
+
+    >>> model = trained_adder()
+    >>> model.add(9_876_543_210, 1_234_567_899)
+    11111111109
+    """
+    from importlib.resources import files
+
+    model = adder(10)
+    with files(__package__).joinpath(TRAINED).open("rb") as file, np.load(file) as saved:
+        arrays = [saved[str(i)] for i in range(len(leaves(model.weights)))]
+    weights = as_dtype(model.weights, np.float64)
+    for array, stored in zip(leaves(weights), arrays):
+        array[...] = stored
+    return Adder(chars=CHARS, n_digits=10, n_head=N_HEAD, weights=weights, embed_labels=LABELS)
+
+
 # The boundary (see handtf.checks): what each function above accepts.
 
 
 def check_train_adder(n_digits, steps, seed, batch, lr, warmup, cooldown, mixed, std, on_step):
-    check_int_range("n_digits", n_digits, 1, 18, " (the additions are drawn in int64)")
-    check_steps("steps", steps)
-    check_seed("seed", seed)
-    check_int_range("batch", batch, 1, 4096)
-    check_positive("lr", lr, at_most=1)
-    check_int_range("warmup", warmup, 1, 1_000_000)
-    check_int_range("cooldown", cooldown, 0, steps, " (steps)")
+    read = {"n_digits": check_int_range("n_digits", n_digits, 1, 18, " (the additions are drawn in int64)"),
+            "steps": check_steps("steps", steps), "seed": check_seed("seed", seed),
+            "batch": check_int_range("batch", batch, 1, 4096), "lr": check_positive("lr", lr, at_most=1),
+            "warmup": check_int_range("warmup", warmup, 1, 1_000_000)}
+    read["cooldown"] = check_int_range("cooldown", cooldown, 0, read["steps"], " (steps)")
     if not isinstance(mixed, bool):
         raise TypeError(f"mixed must be True or False, got {mixed!r}")
-    check_positive("std", std, at_most=10)
+    return read | {"std": check_positive("std", std, at_most=10),
+                   "on_step": None if on_step is None else check_callable("on_step", on_step)}

@@ -60,8 +60,8 @@ def pattern_windows(pattern, n_ctx=N_CTX):
     ``pattern``, and its targets.
 
     The targets are the same text moved one token on: ``targets[i, j]`` is the
-    token after ``inputs[i, :j + 1]``. A pattern of length ``p`` has ``p``
-    distinct windows, one per starting phase.
+    token after ``inputs[i, :j + 1]``. A pattern of length ``p`` gives ``p``
+    windows, one per starting phase.
 
     >>> inputs, targets = pattern_windows("aab")
     >>> as_text = lambda rows: ["".join(CHARS[t] for t in row) for row in rows]

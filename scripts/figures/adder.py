@@ -70,22 +70,12 @@ def adder_staircase(words):
     return fig
 
 
-TRAINED = "scripts/figures/data/adder-trained.npz"  # written by scripts/train_adder.py --save (see the page)
 TRAINED_DIGITS, TRAINED_A, TRAINED_B = 10, 9876543210, 1234567899  # the live widget's first sum
 
 
-def trained_model(path=TRAINED):
-    """The weights scripts/train_adder.py saved, in the hand-set adder's layout."""
-    from pathlib import Path
-
-    from handtf.patterns.addition import Adder
-    from handtf.trees import leaves
-
-    model = handtf.adder(TRAINED_DIGITS)
-    with np.load(Path(__file__).parents[2] / path) as saved:
-        for i, array in enumerate(leaves(model.weights)):
-            array[...] = saved[str(i)]
-    return Adder(**vars(model))
+def trained_model():
+    """The weights scripts/train_adder.py saved, in the hand-set adder's layout (shipped with the package)."""
+    return handtf.trained_adder()
 
 
 def attention_maps(model, a=TRAINED_A, b=TRAINED_B):

@@ -9,7 +9,6 @@
 // of the sum as the model writes it, where both heads look at each step, and the carry.
 
 import * as H from "./handtf.js";
-import { pyRepr, shownChar } from "./handtf.js";
 import { colourScheme, escape, mapFigure, markScrollMaps, mountWidgets } from "./playground.js";
 import { CHARS, EMBED_LABELS, MODEL, N_DIGITS, N_HEAD } from "./adder-model.js";
 
@@ -39,30 +38,38 @@ export function forward(tokens, model = ADDER) {
 
 // ------------------------------------------------------------ the numbers (as handtf.patterns.addition's boundary)
 
+/** Python's repr of one character (the quotes it picks, its short escapes, \\x, \\u, \\U for what it does not print). */
+function charRepr(c) {
+  const short = { "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t" }[c];
+  const body = short || (H.printable(c) ? c : H.escapedChar(c));
+  return c === "'" ? `"'"` : `'${body}'`;
+}
+
 /**
- * What is wrong with `value` (a str) as a number of at most n digits, or null: {kind, ...} in digits_of's
- * order (negative, not digits, too many digits). The messages are written from it in Python's words
- * (`digitsOf`) or the widget's, in the page's language (`problemOf`).
+ * What is wrong with `value` (a str) as a number of at most n digits, or null: {kind, ...} in the order of
+ * handtf.readers.check_decimal (empty, a minus sign, a character that is not a digit, too many digits).
+ * The messages are written from it in Python's words (`digitsOf`, and the widget in English) or in Chinese.
  */
 export function numberProblem(value, n) {
   if (value === "") return { kind: "empty" };
-  if (/^-[0-9]+$/.test(value)) return { kind: "negative", value };
-  const position = [...value].findIndex((c) => !/[0-9]/.test(c));
-  if (position >= 0) return { kind: "notDigits", value, char: [...value][position], position };
+  if (value[0] === "-") return { kind: "negative" };
+  const chars = [...value]; // code points, as Python counts positions
+  const position = chars.findIndex((c) => !"0123456789".includes(c));
+  if (position >= 0) return { kind: "notDigits", char: chars[position], position };
   const digits = value.replace(/^0+(?=.)/, "");
-  if (digits.length > n) return { kind: "tooLong", value, digits: digits.length, n };
+  if (digits.length > n) return { kind: "tooLong", digits: digits.length, n };
   return null;
 }
 
-// Python's messages (handtf.patterns.addition.digits_of), the value quoted as Python's repr quotes it
+// handtf.readers.check_decimal's messages (tests/test_adder_port.py and tests/test_forward_parity.py compare)
 const PYTHON = {
-  empty: (name) => `${name} must be written with the digits 0-9 only, got ''`,
-  negative: (name, p) => `${name} must be 0 or more (the model adds non-negative numbers), got ${p.value}`,
-  notDigits: (name, p) => `${name} must be written with the digits 0-9 only, got ${pyRepr(p.value)}`,
-  tooLong: (name, p) => `${name} has ${p.digits} digits; this model reads at most ${p.n} (n_digits)`,
+  empty: (name) => `${name} is empty; write it with the digits 0-9`,
+  negative: (name) => `${name} starts with a minus sign; the adder takes numbers of 0 or more, written with the digits 0-9`,
+  notDigits: (name, p) => `${name} has ${charRepr(p.char)} at position ${p.position}; write it with the digits 0-9 only`,
+  tooLong: (name, p) => `${name} has ${p.digits.toLocaleString("en-US")} digits; this model reads at most ${p.n} (n_digits)`,
 };
 
-/** The n decimal digits of `value` (a str), least significant first; refused as digits_of refuses it, in its words. */
+/** The n decimal digits of `value` (a str), least significant first; refused as check_decimal refuses it, in its words. */
 export function digitsOf(name, value, n) {
   if (typeof value !== "string") throw new TypeError(`${name} must be a whole number (int or a str of digits), got ${typeof value}`);
   const problem = numberProblem(value, n);
@@ -116,11 +123,8 @@ export const TEXT = {
     a: "a",
     b: "b",
     help: (n) => `whole numbers of at most ${n} digits`,
-    empty: (name) => `${name} is empty: type a whole number.`,
-    negative: (name) => `${name} is negative: the model adds numbers of 0 or more.`,
-    notDigits: (name, p) => `${name} is “${p.shown}”: “${p.char}” at position ${p.position} (counting from 0) is not a digit; use only 0-9.`,
-    tooLong: (name, p) => `${name} has ${p.digits} digits: this model reads at most ${p.n}.`,
-    stale: (problem) => `${problem} The results below are still those of the last valid numbers.`,
+    ...PYTHON, // Python's words, which say what is wrong
+    stale: (problem) => `${problem}. The results below are still those of the last valid numbers.`,
     summary: (a, b, written, right) => `${a} + ${b}: the model writes ${written}` + (right ? ", which is right." : ", which is not the sum."),
     table: "Step by step (the sum is written from its units up)",
     step: "step",
@@ -138,11 +142,11 @@ export const TEXT = {
     a: "a",
     b: "b",
     help: (n) => `最多 ${n} 位的非负整数`,
-    empty: (name) => `${name} 是空的：请输入一个非负整数。`,
-    negative: (name) => `${name} 是负数：模型只加 0 或更大的数。`,
-    notDigits: (name, p) => `${name} 是“${p.shown}”：位置 ${p.position}（从 0 数起）上的“${p.char}”不是数字，只能用 0–9。`,
-    tooLong: (name, p) => `${name} 有 ${p.digits} 位：这个模型最多读 ${p.n} 位。`,
-    stale: (problem) => `${problem}下面的结果仍是上一组有效数字的结果。`,
+    empty: (name) => `${name} 是空的：请用数字 0–9 写一个数`,
+    negative: (name) => `${name} 以负号开头：这个加法器只算 0 或更大的数，请只用数字 0–9`,
+    notDigits: (name, p) => `${name} 的位置 ${p.position}（从 0 数起）上是“${p.shown}”，不是数字：请只用数字 0–9`,
+    tooLong: (name, p) => `${name} 有 ${p.digits} 位：这个模型最多读 ${p.n} 位（n_digits）`,
+    stale: (problem) => `${problem}。下面的结果仍是上一组有效数字的结果。`,
     summary: (a, b, written, right) => `${a} + ${b}：模型写出 ${written}，` + (right ? "是对的。" : "与正确的和不同。"),
     table: "逐步（和从个位往上写）",
     step: "步",
@@ -165,10 +169,7 @@ export const TEXT = {
 export function problemOf(a, b, model = ADDER, t = null) {
   for (const [name, value] of [["a", a.trim()], ["b", b.trim()]]) {
     const problem = numberProblem(value, model.n_digits);
-    if (!problem) continue;
-    if (!t) return PYTHON[problem.kind](name, problem);
-    const shown = [...(problem.value ?? "")].map(shownChar).join("");
-    return t[problem.kind](name, { ...problem, shown, char: problem.char === undefined ? "" : shownChar(problem.char) });
+    if (problem) return (t ?? PYTHON)[problem.kind](name, { ...problem, shown: problem.char === undefined ? "" : H.shownChar(problem.char) });
   }
   return null;
 }
