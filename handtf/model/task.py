@@ -22,7 +22,6 @@ def verb(k, plural):
 
 
 @checked
-# --8<-- [start:shortest_period]
 def shortest_period(pattern):
     """The shortest string whose repetition is ``pattern``:
     ``"abab"`` -> ``"ab"``.
@@ -33,7 +32,6 @@ def shortest_period(pattern):
     n = len(pattern)
     return next(pattern[:p] for p in range(1, n + 1)
                 if n % p == 0 and pattern[:p] * (n // p) == pattern)
-# --8<-- [end:shortest_period]
 
 
 @checked

@@ -104,7 +104,6 @@ STEPS = MappingProxyType(STEPS)  # a read-only table
 
 
 @checked
-# --8<-- [start:trace]
 def trace(context, model=HAND_MADE):
     """Run the model on ``context`` (its last ``N_CTX`` tokens) and keep every
     step.
@@ -134,7 +133,6 @@ def trace(context, model=HAND_MADE):
         chars=model.chars, tokens=tokens, **kept, logits=logits,
         probs=softmax(logits),  # [n_seq, n_vocab]
     )
-# --8<-- [end:trace]
 
 
 def per_layer(arrays, variable, which, n_layer):

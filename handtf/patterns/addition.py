@@ -228,12 +228,10 @@ def digit_writer():
 # --8<-- [end:digit_writer]
 
 
-# --8<-- [start:forward]
 def forward(model, ids):
     """The logits ``[..., n_seq, n_vocab]`` of ``ids [..., n_seq]``:
     GPT-2's forward pass, the one place it is called."""
     return gpt(ids, **model.weights, n_head=model.n_head)
-# --8<-- [end:forward]
 
 
 def greedy_sums(model, prompts):

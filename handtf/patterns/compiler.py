@@ -116,7 +116,6 @@ def compile_pattern(pattern, n_ctx=None, dtype=np.float64):
 
 
 @checked
-# --8<-- [start:phases]
 def phases(pattern, k):
     """Each phase of the repetition: its last ``k`` characters and the one
     that comes next.
@@ -126,7 +125,6 @@ def phases(pattern, k):
     """
     text = pattern * (k // len(pattern) + 2)
     return [(text[s : s + k], text[s + k]) for s in range(len(pattern))]
-# --8<-- [end:phases]
 
 
 class Layout:

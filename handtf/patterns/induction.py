@@ -146,7 +146,6 @@ def induction_layer(v, n_ctx):
 
 
 @checked
-# --8<-- [start:induction_rule]
 def induction_rule(text):
     """The rule, in plain Python: for each position, the character that
     followed the most recent earlier occurrence of its character, or
@@ -157,7 +156,6 @@ def induction_rule(text):
     """
     return [text[text.rindex(c, 0, i) + 1] if c in text[:i] else None
             for i, c in enumerate(text)]
-# --8<-- [end:induction_rule]
 
 
 @checked
