@@ -261,7 +261,7 @@ def _shown_on(page_html, shown, zh):
         pages = shown.get(match[3]) or shown.get(f"{module.rpartition('.')[0]}.{name}")  # a method: module.Class.name
         if not pages:
             return match[0]
-        links = ", ".join(f'<a href="../{page.removesuffix(".zh.md").removesuffix(".md")}/">{html.escape(title)}</a>'
+        links = ("、" if zh else ", ").join(f'<a href="../{page.removesuffix(".zh.md").removesuffix(".md")}/">{html.escape(title)}</a>'
                           for page, title in pages)
         return f'{match[0]}<p class="handtf-shown-on">{label}{links}</p>'
 
