@@ -11,8 +11,10 @@ the folders before it (``blocks``, ``model``, ``patterns``, ``training``,
 ``seq2seq``, ``cli``; ``tests/test_imports.py``):
 
 - ``model``: the hand-made model and the GPT-2 forward pass it runs
-  (``tokenizer``, ``task``, ``weights``, ``transformer``, ``interface`` (what
-  every model has, read at the boundary in one place), ``inference``,
+  (``tokenizer``, ``task``, ``weights``, ``transformer`` with its key/value
+  cache, ``decoding``: the one greedy loop and the other searches,
+  ``interface`` (what every model has, read at the boundary in one place),
+  ``inference``,
   ``evaluation``, ``tracing`` with ``recording``);
 - ``patterns``: other models set by hand on the same forward pass
   (``compiler``, ``induction``, the adder: ``addition``, ``adderboard`` and
@@ -23,7 +25,7 @@ the folders before it (``blocks``, ``model``, ``patterns``, ``training``,
 - ``blocks``: the general Transformer building blocks, one module per idea
   (``activations``, ``layers``, ``attend`` with the package's one
   ``attention``, ``masks``, ``positions``, ``loss``);
-- ``seq2seq``: the encoder-decoder, its training, decoding and translation;
+- ``seq2seq``: the encoder-decoder, its training and translation (decoding with ``model.decoding``'s searches);
 - ``cli``: the command line.
 
 ``checks`` and ``layouts`` are the boundary: every public function checks its
@@ -47,9 +49,10 @@ from .patterns.compiler import (  # noqa: E402
     phases,
     shortest_period,
 )
-from .seq2seq.decoding import (  # noqa: E402
+from .model.decoding import (  # noqa: E402
     apply_temperature,
     beam_search,
+    gpt_step,
     greedy,
     greedy_search,
     sample,
@@ -89,6 +92,7 @@ from .blocks.layers import embedding_backward, ffn, ffn_backward, layer_norm, la
 from .blocks.loss import cross_entropy, cross_entropy_backward, smoothed_targets, soft_cross_entropy  # noqa: E402
 from .blocks.masks import causal_mask, padding_mask  # noqa: E402
 from .model.transformer import (  # noqa: E402
+    KVCache,
     causal_self_attention,
     causal_self_attention_backward,
     gpt,

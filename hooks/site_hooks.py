@@ -201,7 +201,7 @@ MOVED_MODULES = {  # new module: old module
     "handtf.patterns.induction": "handtf.induction", "handtf.training.backprop": "handtf.gpt_grads",
     "handtf.training.optimiser": "handtf.training", "handtf.training.trainer": "handtf.training",
     "handtf.seq2seq.training": "handtf.seq2seq_training",
-    "handtf.seq2seq.translate": "handtf.translate", "handtf.seq2seq.decoding": "handtf.decoding",
+    "handtf.seq2seq.translate": "handtf.translate", "handtf.model.decoding": "handtf.decoding",
     "handtf.trees.leaves": "handtf.training.leaves",  # an object that moved alone: 1.0's leaves, now the one tree walk's
     # issue 49: the task's functions, the model interface and the induction head's training left their 1.0 modules
     "handtf.model.task": "handtf.compiler", "handtf.model.interface": "handtf.inference",
