@@ -66,6 +66,7 @@ import numpy as np
 
 from ..blocks.activations import gelu
 from ..checks import checked
+from ..trees import read_only
 from .addition import CHARS, EQUALS, PLUS, check_model, encode, forward
 
 SLACK = 2.0**-30  # relative widening of every bound (float64's own rounding in it is below 2**-40)
@@ -73,8 +74,7 @@ TINY = 1e-12  # absolute widening besides
 REFINE = 3  # at most this many columns added to a failing case's window
 MAX_SPLIT = 200_000  # at most this many sub-cases a step in the refinement
 CHUNK = 4096  # cases per batch
-DIGITS = np.arange(10)
-DIGITS.flags.writeable = False  # shared: read-only
+DIGITS = read_only(np.arange(10))  # shared: read-only for good
 
 
 @dataclass(frozen=True)
