@@ -9,8 +9,9 @@
 The package's folders follow the site's outline:
 
 - ``model``: the hand-made model and the GPT-2 forward pass it runs
-  (``tokenizer``, ``weights``, ``transformer``, ``inference``, ``evaluation``,
-  ``tracing`` with ``recording``);
+  (``tokenizer``, ``weights``, ``transformer`` with its key/value cache,
+  ``decoding``: the one greedy loop and the other searches, ``inference``,
+  ``evaluation``, ``tracing`` with ``recording``);
 - ``patterns``: other models set by hand on the same forward pass
   (``compiler``, ``induction``, the adder: ``addition``, ``adderboard`` and
   ``proof``, which proves it adds every pair);
@@ -19,7 +20,7 @@ The package's folders follow the site's outline:
 - ``blocks``: the general Transformer building blocks, one module per idea
   (``activations``, ``layers``, ``attend`` with the package's one
   ``attention``, ``masks``, ``positions``, ``loss``);
-- ``seq2seq``: the encoder-decoder, its training, decoding and translation;
+- ``seq2seq``: the encoder-decoder, its training and translation (decoding with ``model.decoding``'s searches);
 - ``cli``: the command line.
 
 ``checks`` and ``layouts`` are the boundary: every public function checks its
@@ -43,9 +44,10 @@ from .patterns.compiler import (  # noqa: E402
     phases,
     shortest_period,
 )
-from .seq2seq.decoding import (  # noqa: E402
+from .model.decoding import (  # noqa: E402
     apply_temperature,
     beam_search,
+    gpt_step,
     greedy,
     greedy_search,
     sample,
@@ -84,6 +86,7 @@ from .blocks.layers import embedding_backward, ffn, ffn_backward, layer_norm, la
 from .blocks.loss import cross_entropy, cross_entropy_backward, smoothed_targets, soft_cross_entropy  # noqa: E402
 from .blocks.masks import causal_mask, padding_mask  # noqa: E402
 from .model.transformer import (  # noqa: E402
+    KVCache,
     causal_self_attention,
     causal_self_attention_backward,
     gpt,

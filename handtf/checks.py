@@ -152,11 +152,12 @@ def unshared(value, given):
 
 def check_backward(forward, arguments):
     """A backward function's arguments: its forward function's, read as it reads them, and ``dout`` of its output's shape."""
-    read = {**arguments, **(forward.check(**{n: arguments[n] for n in inspect.signature(forward).parameters}) or {})}
+    names = [n for n in inspect.signature(forward).parameters if n in arguments]  # a forward's cache has no backward
+    read = {**arguments, **(forward.check(**{n: arguments[n] for n in names}) or {})}
     _state.inside = True
     try:
         with np.errstate(all="ignore"):
-            shape = np.shape(forward(**{n: read[n] for n in inspect.signature(forward).parameters}))
+            shape = np.shape(forward(**{n: read[n] for n in names}))
     finally:
         _state.inside = False
     return read | {"dout": check_dout(arguments["dout"], shape)}

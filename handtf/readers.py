@@ -338,9 +338,10 @@ def check_ids(name, ids, n_vocab=None, ndims=(1, 2), n_ctx=None):
         raise ValueError(f"a sequence must hold 1 to {n_ctx} tokens (the context length), got {array.shape[-1]}")
     if array.ndim and array.shape[-1] == 0:
         raise ValueError(f"{name} must hold at least one token, got shape {array.shape}")
-    if array.size and (array.min() < 0 or (n_vocab is not None and array.max() >= n_vocab)):
+    largest = np.iinfo(np.int64).max if n_vocab is None else n_vocab - 1  # int64 holds every id (uint64 would wrap)
+    if array.size and (array.min() < 0 or array.max() > largest):
         bad = array.min() if array.min() < 0 else array.max()
-        allowed = f"in 0..{n_vocab - 1} (a vocabulary of {n_vocab})" if n_vocab is not None else ">= 0"
+        allowed = f"in 0..{n_vocab - 1} (a vocabulary of {n_vocab})" if n_vocab is not None else f"in 0..{largest:,}"
         raise ValueError(f"{name} must be token ids {allowed}, got {bad}")
     return array.astype(np.int64)
 

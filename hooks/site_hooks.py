@@ -201,7 +201,7 @@ MOVED_MODULES = {  # new module: old module
     "handtf.patterns.induction": "handtf.induction", "handtf.training.backprop": "handtf.gpt_grads",
     "handtf.training.optimiser": "handtf.training", "handtf.training.trainer": "handtf.training",
     "handtf.seq2seq.training": "handtf.seq2seq_training",
-    "handtf.seq2seq.translate": "handtf.translate", "handtf.seq2seq.decoding": "handtf.decoding",
+    "handtf.seq2seq.translate": "handtf.translate", "handtf.model.decoding": "handtf.decoding",
     "handtf.trees.leaves": "handtf.training.leaves",  # an object that moved alone: 1.0's leaves, now the one tree walk's
 }
 _MOVED_ID = re.compile(r'<(h[1-6]|div)\b[^>]*\bid="(' + "|".join(map(re.escape, MOVED_MODULES)) + r')((?:\.\w+)*)"')

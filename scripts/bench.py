@@ -10,8 +10,11 @@ number of new tokens, so the time per token of the two runs should agree
 It also times the cube inside ``gelu``: ``x * x * x`` against numpy's ``x**3``,
 a general power (the ratio printed is how many times slower ``**`` is).
 
-Last it runs ``scripts/bench_training.py``, the two training runs (skip
-them with ``--no-training``).
+Then it runs ``scripts/bench_decoding.py`` (the key/value cache: the adder at
+85, 170 and 340 digits and the ratio of each doubling, ``complete`` with and
+without the cache, ``induction_rule`` at 10^5 and 10^6 characters), and last
+``scripts/bench_training.py``, the two training runs (skip them with
+``--no-training``).
 
     python scripts/bench.py [--repeats N] [--length-in-aab N] [--new-tokens N] [--no-training]
 """
@@ -21,7 +24,8 @@ import time
 
 import numpy as np
 
-import bench_training  # scripts/bench_training.py: scripts/ is on the path when this script runs
+import bench_decoding  # scripts/bench_decoding.py: scripts/ is on the path when this script runs
+import bench_training  # scripts/bench_training.py
 
 from handtf import MODEL, complete, evaluate, gpt, greedy_search, tokenize
 
@@ -94,6 +98,7 @@ def main():
     print(f"gelu's cube on 10^6 floats: x * x * x {product_s * 1e3:.1f} ms, x**3 {power_s * 1e3:.1f} ms "
           f"(** is {power_s / product_s:.0f}x slower)")
 
+    bench_decoding.main(["--repeats", str(args.repeats)])  # the key/value cache: scripts/bench_decoding.py
     if not args.no_training:
         bench_training.main([])  # the two training runs: scripts/bench_training.py
 

@@ -19,7 +19,7 @@ PARITY = ["tests/test_port_parity.py"]
 STATE = ["tests/test_shared_state.py", "tests/test_bad_inputs.py"]
 ADDER = ["tests/test_adder.py", "tests/test_bad_inputs.py", "-m", "not slow", "-k", "adder or verify or dtype or number"]
 CLI = ["tests/test_cli.py", "tests/test_adder.py", "tests/test_cli_train.py", "-k", "command_line or bad"]
-WIDGET = ["tests/test_adder_port.py", "-k", "bad_numbers or widget"]
+WIDGET = ["tests/test_adder_port.py", "-k", "bad_numbers or bounds or widget"]
 
 MUTANTS = [
     # the three that survived before issue 42
@@ -44,7 +44,7 @@ MUTANTS = [
     # new mutants: the package
     ("MODEL writeable", "handtf/model/weights.py", "MODEL = read_only(build_model(LG))", "MODEL = build_model(LG)", STATE),
     ("results may share memory", "handtf/checks.py", "return value.copy() if any(", "return value if any(", STATE),
-    ("step_fn gets the search's own list", "handtf/seq2seq/decoding.py", "step_fn(list(tokens))", "step_fn(tokens)", STATE),
+    ("step_fn gets the search's own list", "handtf/model/decoding.py", "step_fn(list(tokens))", "step_fn(tokens)", STATE),
     ("adam: aliasing allowed", "handtf/training/optimiser.py", "if np.may_share_memory(a, b)), None)", "if False), None)", STATE),
     ("alphabet: size checked after the characters", "handtf/readers.py",
      "    if at_most is not None and len(chars) > at_most:", "    if at_most is not None and len(chars) > at_most and chars.isascii():", STATE),
@@ -60,7 +60,7 @@ MUTANTS = [
     ("cross_entropy: a -inf target allowed", "handtf/blocks/loss.py", "    if hidden.any():", "    if False:", STATE),
     ("ffn: activation's shape unchecked", "handtf/blocks/layers.py", "        if y.shape != x.shape:", "        if False:", STATE),
     ("verify_induction: a dtype twice", "handtf/readers.py", "    if len(set(names)) != len(names):", "    if False:", STATE),
-    ("beam_search: no bound on length_penalty", "handtf/seq2seq/decoding.py", "    if length_penalty > most:", "    if False:", STATE),
+    ("beam_search: no bound on length_penalty", "handtf/model/decoding.py", "    if length_penalty > most:", "    if False:", STATE),
     ("phases: no bound on the output", "handtf/patterns/compiler.py", "    if n * (k + 1) > MAX_TEXT:", "    if False:", STATE),
     ("tokenize's chars: spaces allowed", "handtf/readers.py", "if not char.isprintable() or char.isspace():", "if not char.isprintable():", STATE),
     ("forward: batches not compared", "handtf/seq2seq/model.py", '    batch_of("tgt", checked_args["tgt"], "src", checked_args["src"].shape, 1)\n', "", STATE),

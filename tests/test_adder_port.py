@@ -107,6 +107,13 @@ def test_bad_numbers_are_refused_with_pythons_messages(port, a, b):
     assert js == str(python.value)
 
 
+@pytest.mark.parametrize("a, b", [("9999999999", "1"), ("0000000001", "09999999999"), ("0", "0")])
+def test_numbers_at_the_bounds_are_read_as_python_reads_them(port, a, b):
+    """Exactly n_digits digits (leading zeros not counted) are a number, in the widget as in Python."""
+    assert port.evaluate("([a, b]) => [handtfAdder.problemOf(a, b), handtfAdder.add(a, b)]", [a, b]) == [
+        None, str(handtf.adder().add(a, b))]
+
+
 @pytest.mark.parametrize("language", ["", "zh/"])
 def test_the_widget_adds_what_the_reader_types(browser, base_url, language):
     visit = Visit(browser, base_url + language + "adder/", light_search=True)

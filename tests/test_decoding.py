@@ -493,7 +493,11 @@ def test_length_penalty_does_not_change_equal_length_rankings():
         ({"eos": 3}, ValueError, r"eos must hold token ids in 0..2 \(step_fn's n_vocab\), got 3"),
         ({"start_tokens": []}, ValueError, "start_tokens must be a non-empty list of token ids"),
         ({"start_tokens": [0.0]}, TypeError, "start_tokens must be integer token ids"),
-        ({"start_tokens": [-1]}, ValueError, "start_tokens must be token ids >= 0, got -1"),
+        ({"start_tokens": [-1]}, ValueError, r"start_tokens must be token ids in 0\.\.9,223,372,036,854,775,807, got -1"),
+        # uint64 ids above int64's largest would wrap to negative ids
+        ({"start_tokens": np.array([2**64 - 1], dtype=np.uint64)}, ValueError,
+         r"start_tokens must be token ids in 0\.\.9,223,372,036,854,775,807, got 18446744073709551615"),
+        ({"start_tokens": np.array([2**63], dtype=np.uint64)}, ValueError, "got 9223372036854775808"),
         ({"start_tokens": [5]}, ValueError, r"start_tokens must hold token ids in 0..2 \(step_fn's n_vocab\), got 5"),
         ({"start_tokens": [[2]]}, ValueError, "start_tokens must be a non-empty list"),
     ],

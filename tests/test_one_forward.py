@@ -125,13 +125,16 @@ ENTRY_POINTS |= {
                                            n_test=2, warmup=1).losses,
     "train_induction": lambda: train_induction(steps=3, seed=0).losses,
     "the induction head": lambda: handtf.induction_attention(INDUCTION, "abcab")[2],
+    # decoding with the key/value cache: the prompt, then one position a step, through the same functions
+    "decoding with a cache": lambda: np.stack([step([0, 1, 2, 0, 1, 2][:n]) for step in [handtf.gpt_step(PATTERN)]
+                                               for n in range(3, 7)]),
 }
 SEQ2SEQ_POINTS = [name for name in ENTRY_POINTS if name.startswith("seq2seq") and "gradients" not in name
                   and "dropout" not in name]
 SEQ2SEQ_GRADS = [name for name in ENTRY_POINTS if name.startswith("seq2seq gradients")]
 GPT2_POINTS = ["gpt with GPT-2's whole block", "trace of a compiled pattern", "loss_and_grads", "train", "train's margins"]
 # every model: the hand-made one, GPT-2's layout, a compiled pattern, the trained ones, the induction head
-GPT_POINTS = ["gpt", "trace", *GPT2_POINTS, "train_induction", "the induction head"]
+GPT_POINTS = ["gpt", "trace", *GPT2_POINTS, "train_induction", "the induction head", "decoding with a cache"]
 TRAINERS = ["train", "train_seq2seq", "train_induction"]
 
 
@@ -156,7 +159,7 @@ REGISTRY = {
     "layer norm": ("blocks.layers", "layer_norm", ["gpt with GPT-2's whole block", "loss_and_grads", "train's margins",
                                             *SEQ2SEQ_POINTS]),
     "the feed-forward network": ("blocks.layers", "ffn", ["gpt with GPT-2's whole block", "trace of a compiled pattern",
-                                                   "loss_and_grads",
+                                                   "loss_and_grads", "decoding with a cache",
                                                    *SEQ2SEQ_POINTS]),
     "the paper's residual norm": ("seq2seq", "post_norm", [p for p in SEQ2SEQ_POINTS if "post" in p]),
     "GPT-2's residual norm": ("seq2seq", "pre_norm", [p for p in SEQ2SEQ_POINTS if "pre" in p]),
@@ -215,7 +218,8 @@ def test_the_entry_point_test_would_catch_a_copy(monkeypatch):
     real = handtf.model.transformer.transformer_block
     one_gpt = handtf.model.transformer.gpt.__wrapped__
     # the same maths under a second name the patch does not reach, run by a gpt that calls it
-    copied_gpt = types.FunctionType(one_gpt.__code__, {**one_gpt.__globals__, "transformer_block": real.__wrapped__})
+    copied_gpt = types.FunctionType(one_gpt.__code__, {**one_gpt.__globals__, "transformer_block": real.__wrapped__},
+                                    argdefs=one_gpt.__defaults__)
     monkeypatch.setattr(handtf.training.backprop, "gpt", copied_gpt)
     before = ENTRY_POINTS["loss_and_grads"]()
     replace_everywhere(monkeypatch, real, lambda *a, **k: real(*a, **k) * 1.5)

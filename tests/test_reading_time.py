@@ -150,11 +150,15 @@ def test_the_pages_after_the_main_line_are_read_from_the_nav():
     assert not reading_time.is_prose("api.md") and not reading_time.is_prose("concepts/playground.ipynb")
 
 
+# Issue 52: pages read straight through from outside the main line's part of the nav, held to the same limit.
+ALSO_READ = ["related.md"]
+
+
 def test_each_page_after_the_main_line_reads_in_12_minutes(browser, base_url):
-    measured = reading_time.measure_mainline(browser, base_url, AFTER_MAINLINE)
+    measured = reading_time.measure_mainline(browser, base_url, AFTER_MAINLINE + ALSO_READ)
     print("\n" + reading_time.report(measured))
     for language, pages in measured.items():
-        assert list(pages) == AFTER_MAINLINE
+        assert list(pages) == AFTER_MAINLINE + ALSO_READ
         for name, counts in pages.items():
             assert 0 < counts["minutes"] <= MAX_PAGE_MINUTES, (
                 f"{language} {name}: {counts['minutes']:.1f} min with its collapsed blocks closed\n" + reading_time.report(measured))

@@ -39,6 +39,7 @@ TERMS = [
     ("hand-made model (hand-set model)", "手搓模型"),
     ("batch", "批次"),
     ("plateau", "平台区"),
+    ("key/value cache", "键值缓存"),
 ]
 # A word a Chinese page must not use -> (the concept it drifted from, the term the glossary gives it)
 VARIANTS = {

@@ -6,7 +6,7 @@ number hides it, because its ``exp`` is 0.
 
 import numpy as np
 
-from ..checks import check_float_dtype, check_size, checked, read_array
+from ..checks import check_elements, check_float_dtype, check_size, checked, read_array
 
 
 # a score that exp() turns into 0, with room to add a score without overflowing to -inf
@@ -21,8 +21,8 @@ def masked_score(dtype):
 
 @checked
 # --8<-- [start:causal_mask]
-# n_seq -> [n_seq, n_seq]
-def causal_mask(n_seq, dtype=np.float64):
+# n_seq -> [n_seq, n_past + n_seq]
+def causal_mask(n_seq, dtype=np.float64, n_past=0):
     """The additive mask that lets position ``i`` see only positions ``0..i``.
 
     0 on and below the diagonal; above it a large negative number whose
@@ -37,9 +37,17 @@ def causal_mask(n_seq, dtype=np.float64):
            [ 0.e+00,  0.e+00,  0.e+00]])
     >>> float(causal_mask(2, np.float16)[0, 1])
     -32752.0
+
+    ``n_past`` earlier positions (their keys kept in a cache, see
+    :class:`handtf.KVCache`) come first: the rows are the last ``n_seq`` of
+    ``causal_mask(n_past + n_seq)``.
+
+    >>> causal_mask(1, n_past=2)
+    array([[0., 0., 0.]])
     """
-    hidden = np.full((n_seq, n_seq), masked_score(dtype), dtype=dtype)
-    return np.triu(hidden, k=1)  # [n_seq, n_seq], 0 on and below the diagonal
+    hidden = np.full((n_seq, n_past + n_seq), masked_score(dtype), dtype=dtype)
+    # [n_seq, n_past + n_seq], 0 on and below the shifted diagonal
+    return np.triu(hidden, k=n_past + 1)
 # --8<-- [end:causal_mask]
 
 
@@ -76,9 +84,11 @@ def check_dtype(dtype):
         raise TypeError(f"a mask needs a floating dtype, got {shown} (use float16, float32 or float64)") from None
 
 
-def check_causal_mask(n_seq, dtype):
+def check_causal_mask(n_seq, dtype, n_past):
     n_seq = check_size("n_seq", n_seq, squared=True)  # [n_seq, n_seq]
-    return {"n_seq": n_seq, "dtype": check_dtype(dtype)}
+    n_past = check_size("n_past", n_past, per_item=n_seq, low=0)  # [n_seq, n_past + n_seq]
+    check_elements("the mask [n_seq, n_past + n_seq]", (n_seq, n_past + n_seq))
+    return {"n_seq": n_seq, "dtype": check_dtype(dtype), "n_past": n_past}
 
 
 def check_padding_mask(key_is_pad, n_q, dtype):

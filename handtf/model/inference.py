@@ -22,6 +22,7 @@ import numpy as np
 from ..blocks.activations import softmax
 from ..checks import check_int_range, checked
 from ..patterns.compiler import CompiledPattern, last_characters, verb
+from .decoding import gpt_step, greedy_search
 from .transformer import gpt
 from .tokenizer import CHARS, allowed, tokenize, untok
 from .weights import MODEL, N_CTX, check_finite_model
@@ -93,23 +94,19 @@ def complete(context, max_new_tokens=10, model=HAND_MADE):
     """``context`` followed by ``max_new_tokens`` characters, each chosen
     greedily.
 
-    Each step costs the same: the model sees only the last ``N_CTX`` tokens.
+    Each step costs at most the same: the model sees only the last
+    ``model.n_ctx`` tokens, and its keys and values of earlier ones are kept.
 
     >>> complete("a")
     'abaabaabaab'
     >>> complete("ba", max_new_tokens=4)
     'baabaa'
     """
-    chars, n_ctx = model.chars, model.n_ctx
-    # [n_context] token ids, growing by one per step
-    tokens = tokenize(context, chars)
-    for _ in range(max_new_tokens):
-        # the model sees the last n_ctx tokens
-        window = np.array(tokens[-n_ctx:])  # [n_seq]
-        # [n_seq, n_vocab]
-        logits = gpt(window, **model.weights, n_head=model.n_head)
-        # the most likely next token (the lower id among equals)
-        tokens.append(int(np.argmax(logits[-1])))
+    chars = model.chars
+    # tokens -> log-probs of the next token, from the last n_ctx tokens
+    step = gpt_step(model)
+    # append the most likely token (the lower id among equals), again and again
+    tokens, _ = greedy_search(step, tokenize(context, chars), max_new_tokens)
     new_tokens = tokens[len(context) :]
     return context + "".join(untok(token, chars) for token in new_tokens)
 # --8<-- [end:complete]

@@ -51,10 +51,14 @@ def _norm_backward(dout, x, ln, grads, name):
 @checked
 # --8<-- [start:causal_self_attention]
 # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
-def causal_self_attention(x, c_attn, c_proj, n_head=1):
+def causal_self_attention(x, c_attn, c_proj, n_head=1, cache=None):
     qkv = linear(x, **c_attn)  # [..., n_seq, n_embd] -> [..., n_seq, 3*n_embd]
     q, k, v = np.split(qkv, 3, axis=-1)  # -> 3 of [..., n_seq, n_embd]
-    mask = causal_mask(x.shape[-2], x.dtype)  # [n_seq, n_seq]
+    # with a cache: the earlier positions' keys and values, then these
+    # -> 2 of [..., n_past + n_seq, n_embd]
+    k, v = cache.extend(k, v) if cache else (k, v)
+    n_past = k.shape[-2] - x.shape[-2]  # 0 without a cache
+    mask = causal_mask(x.shape[-2], x.dtype, n_past)  # [n_seq, n_past + n_seq]
     # attention in each head's slice; one head is attention itself
     x = attend_heads(q, k, v, n_head, mask)  # -> [..., n_seq, n_embd]
     # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
@@ -90,10 +94,12 @@ def causal_self_attention_backward(dout, x, c_attn, c_proj, n_head=1):
 @checked
 # --8<-- [start:transformer_block]
 # [..., n_seq, n_embd] -> [..., n_seq, n_embd]
-def transformer_block(x, attn, n_head=1, mlp=None, ln_1=None, ln_2=None):
+def transformer_block(x, attn, n_head=1, mlp=None, ln_1=None, ln_2=None,
+                      cache=None):
     # two residual lines; a part the weights leave out is skipped
     # --8<-- [start:residual]
-    x = x + causal_self_attention(norm(x, ln_1), **attn, n_head=n_head)
+    x = x + causal_self_attention(norm(x, ln_1), **attn, n_head=n_head,
+                                  cache=cache)
     # --8<-- [end:residual]
     # --8<-- [start:ffn_residual]
     if mlp:  # a position-wise feed-forward network
@@ -125,16 +131,79 @@ def transformer_block_backward(dout, x, attn, n_head=1, mlp=None, ln_1=None,
 # --8<-- [end:transformer_block_backward]
 
 
+class KVCache:
+    """The keys and values ``gpt`` computed with ``weights``, block by block: give it to ``gpt`` again and only new positions run.
+
+    Under the causal mask, a position's key and value depend on its own token
+    and the tokens before it, never on later ones: appending tokens leaves
+    them unchanged. So ``gpt(inputs, **weights, cache=cache)`` reads
+    ``inputs`` as the positions after the ``cache.n_seq`` it holds, computes
+    only those, attends to all of them, and keeps their keys and values too.
+    The logits are those rows of the whole sequence's logits
+    (:mod:`handtf.model.decoding` says to which bit). A cache holds the keys
+    and values of the weights it was made for, at most ``n_ctx`` positions;
+    ``gpt``'s boundary refuses any other use.
+
+    >>> from handtf import MODEL
+    >>> cache = KVCache(MODEL)
+    >>> gpt(np.array([0, 0]), **MODEL, cache=cache).tolist(), cache.n_seq
+    ([[1.0, 1024.0], [1.0, 1024.0]], 2)
+    >>> gpt(np.array([1]), **MODEL, cache=cache).tolist(), cache.n_seq  # position 2 only
+    ([[1024.0, 1.0]], 3)
+    >>> gpt(np.array([0, 0, 1]), **MODEL)[-1].tolist()  # the whole sequence's last row
+    [1024.0, 1.0]
+    """
+
+    def __init__(self, weights):
+        weights = check_weights(**weights) if isinstance(weights, dict) else weights
+        if not isinstance(weights, dict):
+            raise TypeError(f"weights must be a dict in GPT-2's layout (wte, wpe, blocks), got {type(weights).__name__}")
+        if not weights["blocks"]:
+            raise ValueError("weights must have at least one block: keys and values are a block's")
+        self.weights = weights  # the weights whose keys and values it holds
+        self.blocks = [KeysValues() for _ in weights["blocks"]]  # one per block
+
+    @property
+    def n_seq(self):
+        """How many positions the cache holds (0 when new)."""
+        return 0 if self.blocks[0].k is None else self.blocks[0].k.shape[-2]
+
+    def keep(self, n_seq):
+        """Forget every position from ``n_seq`` on: the cache of the first ``n_seq`` tokens."""
+        for kept in self.blocks:
+            kept.k, kept.v = (None, None) if n_seq == 0 else (kept.k[..., :n_seq, :], kept.v[..., :n_seq, :])
+
+    def __repr__(self):
+        return f"KVCache(n_seq={self.n_seq}, {len(self.blocks)} blocks)"
+
+
+class KeysValues:
+    """One block's part of a :class:`KVCache`: the keys and values ``[..., n_seq, n_embd]`` of the positions run."""
+
+    def __init__(self):
+        self.k = self.v = None
+
+    def extend(self, k, v):
+        """The kept keys and values followed by ``k`` and ``v``; all of them are kept."""
+        if self.k is not None:
+            k, v = np.concatenate([self.k, k], axis=-2), np.concatenate([self.v, v], axis=-2)
+        self.k, self.v = k, v
+        return k, v
+
+
 @checked(result=finite_logits)
 # --8<-- [start:gpt]
 # [n_seq] -> [n_seq, n_vocab]
-def gpt(inputs, wte, wpe, blocks, n_head=1, ln_f=None):
+def gpt(inputs, wte, wpe, blocks, n_head=1, ln_f=None, cache=None):
+    n_past = cache.n_seq if cache else 0  # positions run before, cached
     token_embedding = wte[inputs]  # [n_seq] -> [n_seq, n_embd]
-    position_embedding = wpe[: inputs.shape[-1]]  # [n_seq, n_embd]
+    # [n_seq, n_embd]: the positions after the n_past kept ones
+    position_embedding = wpe[n_past : n_past + inputs.shape[-1]]
     x = token_embedding + position_embedding  # [n_seq, n_embd]
-    for block in blocks:
+    for i, block in enumerate(blocks):
+        kept = cache.blocks[i] if cache else None  # this block's k and v
         # [n_seq, n_embd] -> [n_seq, n_embd]
-        x = transformer_block(x, **block, n_head=n_head)
+        x = transformer_block(x, **block, n_head=n_head, cache=kept)
     x = norm(x, ln_f)  # [n_seq, n_embd]
     return x @ wte.T  # [n_seq, n_embd] -> [n_seq, n_vocab]
 # --8<-- [end:gpt]
@@ -155,16 +224,30 @@ def check_norm(x, ln):
     return {"x": x, "ln": check_tree("ln", ln, {"g": x.shape[-1:], "b": x.shape[-1:]})}
 
 
-def check_causal_self_attention(x, c_attn, c_proj, n_head):
+def check_causal_self_attention(x, c_attn, c_proj, n_head, cache=None):
     args = check_self_attention(x, c_attn, c_proj)
+    check_block_cache(cache, args["x"])
     return args | {"n_head": check_n_head(n_head, args["x"].shape[-1])}
 
 
-def check_transformer_block(x, attn, n_head, mlp, ln_1, ln_2):
+def check_transformer_block(x, attn, n_head, mlp, ln_1, ln_2, cache=None):
     x = check_array("x", x, min_ndim=2, shape="[..., n_seq, n_embd]")
     block = {"attn": attn} | {name: part for name, part in (("mlp", mlp), ("ln_1", ln_1), ("ln_2", ln_2)) if part}
     block = check_tree("block", block, gpt2_block_shapes("block", block, x.shape[-1]))
+    check_block_cache(cache, x)
     return block | {"x": x, "n_head": check_n_head(n_head, x.shape[-1])}
+
+
+def check_block_cache(cache, x):
+    """``None``, or one block's :class:`KeysValues` of ``x``'s batch shape, width and dtype."""
+    if cache is None:
+        return
+    if not isinstance(cache, KeysValues):
+        raise TypeError(f"cache must be one block's keys and values (KVCache(weights).blocks[i]), got {type(cache).__name__}")
+    if cache.k is not None and (cache.k.shape[:-2] != x.shape[:-2] or cache.k.shape[-1] != x.shape[-1]
+                                or cache.k.dtype != x.dtype or cache.v is None or cache.v.shape != cache.k.shape):
+        raise ValueError(f"cache must hold keys and values [..., n_past, n_embd] of x's batch shape, width and dtype "
+                         f"{x.shape[:-2]}, {x.shape[-1]}, {x.dtype}, got {cache.k.shape} in {cache.k.dtype}")
 
 
 def check_weights(wte, wpe, blocks, ln_f=None, parts=None):
@@ -190,10 +273,36 @@ def check_model(model, name="model"):
     return check_weights(**model, parts=("attn",))
 
 
-def check_gpt(inputs, wte, wpe, blocks, n_head, ln_f):
+def check_gpt(inputs, wte, wpe, blocks, n_head, ln_f, cache=None):
     weights = check_weights(wte, wpe, blocks, ln_f)
     n_vocab, n_embd = weights["wte"].shape
-    return weights | {
-        "inputs": check_ids("inputs", inputs, n_vocab, n_ctx=weights["wpe"].shape[0]),
+    n_ctx = weights["wpe"].shape[0]
+    checked_args = weights | {
+        "inputs": check_ids("inputs", inputs, n_vocab, n_ctx=n_ctx),
         "n_head": check_n_head(n_head, n_embd, name="n_embd"),
     }
+    if cache is not None:
+        check_cache(cache, weights, checked_args["inputs"])
+    return checked_args
+
+
+def check_cache(cache, weights, inputs):
+    """A :class:`KVCache` of these weights, for ``inputs`` of its batch shape, with room for them within ``n_ctx``."""
+    if not isinstance(cache, KVCache):
+        raise TypeError(f"cache must be a handtf.KVCache (KVCache(weights)), got {type(cache).__name__}")
+    mine, given = leaves(cache.weights), leaves(weights)
+    if len(mine) != len(given) or not all(a is b or (a.shape == b.shape and np.array_equal(a, b)) for a, b in zip(mine, given)):
+        raise ValueError("cache holds the keys and values of other weights; make a KVCache(weights) for each model")
+    dtype, (n_ctx, n_embd), n_past, batch = given[0].dtype, weights["wpe"].shape, cache.n_seq, inputs.shape[:-1]
+    for i, kept in enumerate(cache.blocks):
+        shape = None if kept.k is None else kept.k.shape
+        if (shape is None) != (n_past == 0) or (shape and (shape[-2:] != (n_past, n_embd) or kept.k.dtype != dtype
+                                                          or kept.v is None or kept.v.shape != shape)):
+            raise ValueError(f"cache's block {i} must hold keys and values [..., {n_past}, {n_embd}] in {dtype}, like "
+                             "its block 0 (a KVCache is changed only by gpt and keep)")
+        if shape and shape[:-2] != batch:
+            raise ValueError(f"inputs must have the batch shape of the cache's sequences, {shape[:-2]}, got {batch}")
+    if n_past + inputs.shape[-1] > n_ctx:
+        raise ValueError(f"the cache holds {n_past} positions and inputs {inputs.shape[-1]} more: "
+                         f"{n_past + inputs.shape[-1]} is beyond n_ctx = {n_ctx}, the positions the model has")
+

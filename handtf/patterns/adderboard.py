@@ -18,6 +18,9 @@ from ..model.weights import as_dtype
 from .addition import CHUNK, Adder, adder, check_model, check_n_digits, encode, forward, greedy_sums, read_number
 
 
+MAX_COUNT = 10**6  # random pairs: a list of about 100 MB, minutes of checking (verify_adder's memory stays a CHUNK's)
+
+
 @dataclass(frozen=True)
 class AdderCheck:
     """Additions run through the model, each digit's logit margin kept (:func:`verify_pairs`)."""
@@ -51,15 +54,23 @@ def edge_cases(n_digits):
 
 @checked
 def adderboard_pairs(n_digits=10, count=10_000, seed=2025):
-    """AdderBoard's test: its 10 edge cases, then ``count`` pairs from Python's
-    ``random.Random(seed)``, drawn as its ``verify.py`` draws them.
+    """AdderBoard's test: its 10 edge cases, then ``count`` pairs (at most
+    ``MAX_COUNT``) from Python's ``random.Random(seed)``, drawn as its
+    ``verify.py`` draws them.
 
     >>> pairs = adderboard_pairs()
     >>> len(pairs), pairs[:2]
     (10010, [(0, 0), (0, 1)])
     """
+    return [pair for chunk in adderboard_chunks(n_digits, count, seed) for pair in chunk]
+
+
+def adderboard_chunks(n_digits, count, seed):
+    """:func:`adderboard_pairs`, drawn ``CHUNK`` pairs at a time: memory stays small whatever ``count``."""
     rng, top = random.Random(seed), 10**n_digits - 1
-    return edge_cases(n_digits) + [(rng.randint(0, top), rng.randint(0, top)) for _ in range(count)]
+    yield edge_cases(n_digits)
+    for start in range(0, count, CHUNK):
+        yield [(rng.randint(0, top), rng.randint(0, top)) for _ in range(min(CHUNK, count - start))]
 
 
 def every_pair(n_digits):
@@ -110,7 +121,8 @@ def verify_pairs(model, a, b, what="", dtypes=(np.float32, np.float64)):
 @checked
 def verify_adder(model=None, count=10_000, seed=2025, dtypes=(np.float32, np.float64)):
     """Check ``model`` (the hand-set ``adder()`` by default) the way the field does: every pair
-    up to 3 digits, else AdderBoard's protocol (10 edge cases, ``count`` random pairs from ``seed``).
+    up to 3 digits, else AdderBoard's protocol (10 edge cases, ``count`` random pairs from ``seed``,
+    at most ``MAX_COUNT``, drawn and checked ``CHUNK`` at a time).
 
     >>> verify_adder(adder(1))
     AdderCheck(n_digits=1): 100 additions, every pair
@@ -120,9 +132,13 @@ def verify_adder(model=None, count=10_000, seed=2025, dtypes=(np.float32, np.flo
     model = adder() if model is None else model
     if model.n_digits <= 3:
         return verify_pairs(model, *every_pair(model.n_digits), what="every pair", dtypes=dtypes)
-    a, b = np.array(adderboard_pairs(model.n_digits, count, seed)).T
-    return verify_pairs(model, a, b, dtypes=dtypes,
-                       what=f"AdderBoard's test, seed {seed}")
+    what = f"AdderBoard's test, seed {seed}"
+    checks = [verify_pairs(model, *np.array(chunk, dtype=np.int64).reshape(-1, 2).T, what=what, dtypes=dtypes)
+              for chunk in adderboard_chunks(model.n_digits, count, seed)]  # CHUNK pairs at a time
+    return AdderCheck(n_digits=model.n_digits, pairs=sum(c.pairs for c in checks), what=what,
+                      correct={name: sum(c.correct[name] for c in checks) for name in checks[0].correct},
+                      min_margin={name: min(c.min_margin[name] for c in checks) for name in checks[0].min_margin},
+                      failures=tuple(failure for c in checks for failure in c.failures)[:10])
 
 
 # The boundary (see handtf.checks): what each function above accepts.
@@ -133,7 +149,7 @@ INT64_DIGITS = 18  # two 18-digit numbers and their sum fit in int64; the checks
 
 def check_adderboard_pairs(n_digits, count, seed):
     return {"n_digits": check_int_range("n_digits", n_digits, 1, INT64_DIGITS, " (two 18-digit numbers still add in int64)"),
-            "count": check_int_range("count", count, 0, 10**7), "seed": check_seed("seed", seed)}
+            "count": check_int_range("count", count, 0, MAX_COUNT, " (MAX_COUNT)"), "seed": check_seed("seed", seed)}
 
 
 def check_int64_model(model):
@@ -158,5 +174,5 @@ def check_verify_pairs(model, a, b, what, dtypes):
 
 def check_verify_adder(model, count, seed, dtypes):
     return {"model": None if model is None else check_int64_model(model),
-            "count": check_int_range("count", count, 0, 10**7), "seed": check_seed("seed", seed),
+            "count": check_int_range("count", count, 0, MAX_COUNT, " (MAX_COUNT)"), "seed": check_seed("seed", seed),
             "dtypes": check_dtypes("dtypes", dtypes)}

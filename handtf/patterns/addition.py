@@ -49,7 +49,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..blocks.attend import attention_weights
-from ..checks import check_decimal, check_float_dtype, check_int_range, check_real, check_seed, checked
+from ..checks import check_decimal, check_float_dtype, check_ids, check_int_range, check_real, check_seed, checked
+from ..model.decoding import gpt_step, greedy_search
 from ..model.transformer import gpt, transformer_block
 from ..model.weights import as_dtype
 from .compiler import GPT2_SMALL, LG
@@ -222,18 +223,22 @@ def digit_writer():
 # --8<-- [start:forward]
 def forward(model, ids):
     """The logits ``[..., n_seq, n_vocab]`` of ``ids [..., n_seq]``:
-    GPT-2's forward pass, the one place it is called."""
+    GPT-2's forward pass on whole sequences (decoding: ``gpt_step``)."""
     return gpt(ids, **model.weights, n_head=model.n_head)
 # --8<-- [end:forward]
 
 
+@checked
 def greedy_sums(model, prompts):
-    """Greedy decoding of a batch of prompts ``[batch, 2 n + 2]``: the ``n + 1`` written tokens ``[batch, n + 1]``."""
-    ids = prompts
-    for _ in range(model.n_digits + 1):
-        following = forward(model, ids)[:, -1].argmax(axis=-1)  # [batch], the lowest id among equals
-        ids = np.concatenate([ids, following[:, None]], axis=1)
-    return ids[:, prompts.shape[1]:]
+    """Greedy decoding of a batch of prompts ``[batch, 2 n + 2]``: the ``n + 1`` written tokens ``[batch, n + 1]``.
+
+    Each prompt runs through handtf's one greedy loop (:func:`handtf.greedy_search`) with
+    :func:`handtf.gpt_step`, which keeps the keys and values of the positions it ran: a step
+    computes one position, so a sum costs about as much as one forward pass of the whole sequence.
+    """
+    n_prompt = prompts.shape[1]
+    written = [greedy_search(gpt_step(model), prompt.tolist(), model.n_digits + 1)[0][n_prompt:] for prompt in prompts]
+    return np.array(written, dtype=np.int64).reshape(len(prompts), model.n_digits + 1)
 
 
 def encode(model, a, b):
@@ -272,19 +277,21 @@ def adder_steps(model, a, b):
     """
     from ..model.recording import Recorder
 
-    ids = [CHARS.index(c) for c in model.prompt(a, b)]
+    prompt = [CHARS.index(c) for c in model.prompt(a, b)]
+    written = greedy_sums(model, np.array([prompt]))[0].tolist()  # the digits greedy decoding writes
+    # teacher forcing: the digits are known, so one forward pass reads every step's position at once
+    ids = np.array(prompt + written[:-1])  # [n_seq]: what the last step reads
+    with Recorder(attention_weights, transformer_block) as record:  # the one forward pass, kept as it runs
+        logits = forward(model, ids)  # [n_seq, n_vocab]
+    pattern = record.arrays["attention_weights"]["weights"][-1]  # [n_head, n_seq, n_seq]
+    after_attention = record.arrays["transformer_block"]["x"][1]  # [n_seq, n_embd]: x + causal_self_attention(x)
     steps = []
-    for _ in range(model.n_digits + 1):
-        with Recorder(attention_weights, transformer_block) as record:  # the one forward pass, kept as it runs
-            logits = forward(model, np.array(ids))  # [n_seq, n_vocab]
-        pattern = record.arrays["attention_weights"]["weights"][-1]  # [n_head, n_seq, n_seq]
-        after_attention = record.arrays["transformer_block"]["x"][1]  # [n_seq, n_embd]: x + causal_self_attention(x)
-        digit, current = int(logits[-1].argmax()), ids[-1] if ids[-1] < 10 else 0
-        column, before = float(after_attention[-1, COLUMN]), float(after_attention[-1, BEFORE])
-        steps.append(AdderStep(position=len(ids) - 1, digit=digit, column=column, before=before,
-                               carry=int(round(before - 2 * current) > 0), attention=pattern[:, -1],
-                               logits=logits[-1]))
-        ids.append(digit)
+    for position in range(len(prompt) - 1, len(ids)):  # the position whose next token is each digit
+        current = int(ids[position]) if ids[position] < 10 else 0
+        column, before = float(after_attention[position, COLUMN]), float(after_attention[position, BEFORE])
+        steps.append(AdderStep(position=position, digit=int(logits[position].argmax()), column=column, before=before,
+                               carry=int(round(before - 2 * current) > 0), attention=pattern[:, position, : position + 1].copy(),
+                               logits=logits[position]))
     return steps
 
 
@@ -310,6 +317,15 @@ check_column_heads = check_embeddings
 def check_model(model):
     if not isinstance(model, Adder):
         raise TypeError(f"model must be an Adder (from adder()), got {type(model).__name__}")
+
+
+def check_greedy_sums(model, prompts):
+    check_model(model)
+    prompts = check_ids("prompts", prompts, len(CHARS), ndims=(2,))
+    if prompts.shape[1] != 2 * model.n_digits + 2:
+        raise ValueError(f"prompts must have shape [batch, {2 * model.n_digits + 2}] (2 n_digits + 2 tokens: "
+                         f"a, '+', b, '='), got {prompts.shape}")
+    return {"prompts": prompts}
 
 
 def check_adder_steps(model, a, b):

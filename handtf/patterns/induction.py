@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..blocks.attend import attention_weights
-from ..checks import type_name, check_alphabet, check_dtypes, check_float_dtype, check_int_range, check_positive, check_seed, check_steps, checked
+from ..checks import MAX_TEXT, type_name, check_alphabet, check_dtypes, check_float_dtype, check_int_range, check_positive, check_seed, check_steps, checked
 from .compiler import GPT2_SMALL, LG
 from ..training.backprop import loss_and_grads
 from ..model.transformer import gpt
@@ -154,11 +154,17 @@ def induction_rule(text):
     followed the most recent earlier occurrence of its character, or
     ``None`` where the character is new.
 
+    One pass over ``text`` (at most ``MAX_TEXT`` characters), keeping where
+    each character was last seen.
+
     >>> induction_rule("abcab")
     [None, None, None, 'b', 'c']
     """
-    return [text[text.rindex(c, 0, i) + 1] if c in text[:i] else None
-            for i, c in enumerate(text)]
+    last, rule = {}, []  # each character's most recent position so far
+    for i, c in enumerate(text):
+        rule.append(text[last[c] + 1] if c in last else None)
+        last[c] = i
+    return rule
 # --8<-- [end:induction_rule]
 
 
@@ -368,6 +374,8 @@ check_induction_layer = check_previous_token_head
 def check_induction_rule(text):
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
+    if len(text) > MAX_TEXT:
+        raise ValueError(f"text must hold at most MAX_TEXT = {MAX_TEXT:,} characters, got {len(text):,}")
 
 
 def check_induction_attention(model, text):

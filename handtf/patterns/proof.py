@@ -74,7 +74,7 @@ TINY = 1e-12  # absolute widening besides
 REFINE = 3  # at most this many columns added to a failing case's window
 MAX_SPLIT = 200_000  # at most this many sub-cases a step in the refinement
 CHUNK = 4096  # cases per batch
-DIGITS = read_only(np.arange(10))  # shared: read-only for good
+DIGITS = read_only(np.arange(10))  # shared: read-only, and cannot be made writeable again
 
 
 @dataclass(frozen=True)

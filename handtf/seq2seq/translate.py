@@ -1,6 +1,6 @@
 """Translating with the encoder-decoder: greedy and beam-search decoding of one source sequence.
 
-Both drive the generic searches of :mod:`handtf.seq2seq.decoding` with a step function
+Both drive the generic searches of :mod:`handtf.model.decoding` with a step function
 that runs the decoder (:mod:`handtf.seq2seq`) on the target prefix.
 """
 
@@ -8,7 +8,7 @@ import numpy as np
 
 from ..blocks.activations import log_softmax
 from ..checks import check_ids, check_steps, checked, read_array
-from .decoding import beam_search, check_beam_search, greedy_search
+from ..model.decoding import beam_search, check_beam_search, greedy_search
 from . import Config, decode, encode, init_params  # Config, init_params: for the examples
 from .model import check_params
 

@@ -1,4 +1,4 @@
-"""Turning next-token logits into tokens: greedy, sampling and beam search.
+"""Turning next-token logits into tokens: greedy, sampling and beam search, and the step that runs a GPT.
 
 Sampling reshapes the distribution in a fixed order: divide the logits by
 ``temperature``, keep the ``top_k`` best tokens, keep the nucleus of mass
@@ -7,8 +7,20 @@ probability is exactly 0.
 
 The searches are generic: they call ``step_fn(tokens) -> log-probs [n_vocab]``
 for the next token after ``tokens`` (a list of ints), so the same code drives a
-toy table in a test and the encoder-decoder in ``handtf.seq2seq``. They are
-deterministic; ties go to the lower token id.
+toy table in a test, every GPT model (``gpt_step``: ``complete``, the adder)
+and the encoder-decoder in ``handtf.seq2seq``. ``greedy_search`` is handtf's
+one greedy loop. They are deterministic; ties go to the lower token id.
+Every length is bounded: ``max_len`` by ``MAX_STEPS`` (a million), ``beam_width``
+by ``MAX_BEAM_WIDTH``, and a GPT's context by its ``n_ctx``.
+
+``gpt_step`` keeps the keys and values of the positions it ran
+(:class:`handtf.KVCache`), so each position of a decoded sequence is computed
+once. Its logits equal the whole sequence's to the last bit when the weights'
+products are exact (the hand-set models: the hand-made one, compiled patterns,
+induction heads, the adder) and to about 1e-15 otherwise: numpy multiplies a
+single row (a matrix-vector product) in another order of additions than many
+rows, so the last bit of a sum can differ; the argmax is the same unless two
+logits are that close.
 """
 
 import math
@@ -16,8 +28,11 @@ import sys
 
 import numpy as np
 
-from ..blocks.activations import softmax
-from ..checks import check_callable, check_count, check_ids, check_int_range, check_positive, check_real, check_rng, check_scores, check_steps, checked, read_array, shown
+from ..blocks.activations import log_softmax, softmax
+from ..checks import check_callable, check_ids, check_int_range, check_positive, check_real, check_rng, check_scores, check_steps, checked, read_array, shown
+from .transformer import KVCache, gpt
+
+MAX_BEAM_WIDTH = 10_000  # beam_search's widest beam; its length is at most MAX_STEPS, as greedy_search's
 
 
 @checked
@@ -219,7 +234,52 @@ def beam_search(step_fn, start_tokens, beam_width, max_len, eos=None,
 # --8<-- [end:beam_search]
 
 
+@checked
+# --8<-- [start:gpt_step]
+def gpt_step(model):
+    """The step function of ``greedy_search`` and ``beam_search`` for a GPT
+    model: tokens -> log-probs ``[n_vocab]`` of the next token.
+
+    The model sees the last ``model.n_ctx`` tokens. A ``KVCache`` keeps the
+    keys and values of the tokens it ran: a call runs only the tokens after
+    the longest start it shares with them (with greedy decoding, one).
+
+    >>> from handtf import HAND_MADE
+    >>> step = gpt_step(HAND_MADE)
+    >>> step([0, 0]).round(3).tolist()  # after "aa": b
+    [-1023.0, 0.0]
+    """
+    cache, ran = KVCache(model.weights), []  # ran: the tokens it holds
+    def step(tokens):
+        window = tokens[-model.n_ctx :]  # the tokens the model sees
+        # reuse the shared start, run the rest (the last token at least)
+        shared = shared_start(ran, window[:-1])
+        cache.keep(shared)
+        # [n_new, n_vocab], the positions after the shared ones
+        logits = gpt(np.array(window[shared:]), **model.weights,
+                     n_head=model.n_head, cache=cache)
+        ran[:] = window
+        return log_softmax(logits[-1])  # [n_vocab]
+    return step
+# --8<-- [end:gpt_step]
+
+
+def shared_start(a, b):
+    """How many tokens the lists ``a`` and ``b`` share from their start."""
+    n = min(len(a), len(b))
+    if a[:n] == b[:n]:
+        return n
+    return next(i for i in range(n) if a[i] != b[i])
+
+
 # The boundary (see handtf.checks): what each function above accepts.
+
+
+def check_gpt_step(model):
+    for name in ("weights", "n_head", "n_ctx"):
+        if not hasattr(model, name):
+            raise TypeError(f"model must be a model of handtf (HAND_MADE, compile_pattern(...), induction_head(...), "
+                            f"adder(...)), with weights, n_head and n_ctx; got {type(model).__name__}")
 
 
 def check_logits(logits):
@@ -284,7 +344,9 @@ def check_beam_search(step_fn, start_tokens, beam_width, max_len, eos, length_pe
     if length_penalty > most:  # n_new ** length_penalty must stay a float
         raise ValueError(f"length_penalty must be at most {most:.4g} for max_len = {checked_args['max_len']:,} "
                          f"(n_new ** length_penalty overflows a float beyond it), got {length_penalty:g}")
-    return checked_args | {"beam_width": check_count("beam_width", beam_width), "length_penalty": length_penalty}
+    beam_width = check_int_range("beam_width", beam_width, 1, MAX_BEAM_WIDTH, " (MAX_BEAM_WIDTH: a step runs step_fn "
+                                 "once per hypothesis kept)")
+    return checked_args | {"beam_width": beam_width, "length_penalty": length_penalty}
 
 
 def check_start_tokens(start_tokens):
