@@ -13,13 +13,13 @@ import numpy as np
 from ..checks import check_callable, check_int_range, check_positive, check_seed, check_steps, checked
 from ..model.weights import as_dtype
 from ..patterns.addition import CHARS, LABELS, N_HEAD, Adder, adder, check_n_digits, encode
-from ..trees import leaves
+from ..trees import ByValue, leaves
 from .backprop import loss_and_grads
 from .optimiser import adam_moments, adam_step, learning_rate
 
 
-@dataclass(frozen=True)
-class AdderTraining:
+@dataclass(frozen=True, eq=False)
+class AdderTraining(ByValue):
     """A model of the hand-set adder's shape, trained from random weights (:func:`train_adder`)."""
 
     model: Adder  # the trained weights, in the hand-set model's layout
