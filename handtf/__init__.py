@@ -6,17 +6,22 @@
 >>> evaluate("aab" * 10).accuracy
 1.0
 
-The package's folders follow the site's outline:
+The package's folders follow the site's outline, and each imports only from
+the folders before it (``blocks``, ``model``, ``patterns``, ``training``,
+``seq2seq``, ``cli``; ``tests/test_imports.py``):
 
 - ``model``: the hand-made model and the GPT-2 forward pass it runs
-  (``tokenizer``, ``weights``, ``transformer`` with its key/value cache,
-  ``decoding``: the one greedy loop and the other searches, ``inference``,
+  (``tokenizer``, ``task``, ``weights``, ``transformer`` with its key/value
+  cache, ``decoding``: the one greedy loop and the other searches,
+  ``interface`` (what every model has, read at the boundary in one place),
+  ``inference``,
   ``evaluation``, ``tracing`` with ``recording``);
 - ``patterns``: other models set by hand on the same forward pass
   (``compiler``, ``induction``, the adder: ``addition``, ``adderboard`` and
   ``proof``, which proves it adds every pair);
 - ``training``: backpropagation (``backprop``), the optimiser every trainer
-  shares (``optimiser``) and the trainers (``trainer``, ``adder``);
+  shares (``optimiser``) and the trainers (``trainer``, ``induction``,
+  ``adder``);
 - ``blocks``: the general Transformer building blocks, one module per idea
   (``activations``, ``layers``, ``attend`` with the package's one
   ``attention``, ``masks``, ``positions``, ``loss``);
@@ -66,9 +71,10 @@ from .patterns.induction import (  # noqa: E402
     induction_attention,
     induction_head,
     induction_rule,
-    train_induction,
     verify_induction,
 )
+from .training.induction import train_induction  # noqa: E402
+from .model.interface import Model  # noqa: E402
 from .model.inference import HAND_MADE, HandMade, complete, context_window, explain, explain_rows, next_token_probs, predict  # noqa: E402
 from .blocks.activations import gelu, gelu_backward, log_softmax, relu, relu_backward, softmax, softmax_backward  # noqa: E402
 from .blocks.attend import (  # noqa: E402

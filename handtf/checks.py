@@ -68,7 +68,7 @@ from .readers import (  # noqa: F401 (every reader, as handtf.checks.NAME too)
     shown,
     type_name,
 )
-from .trees import paths
+from .trees import paths, tree_map
 
 _state = threading.local()  # .inside is True while handtf code runs on behalf of a checked call
 
@@ -139,15 +139,10 @@ def unshared(value, given):
     never changes the caller's arrays, nor the package's read-only models.
     """
     arrays = [a for a in given if isinstance(a, np.ndarray)]
-    if not arrays:
+    if not arrays or type(value) not in (np.ndarray, tuple, list, dict):
         return value
-    if isinstance(value, np.ndarray):
-        return value.copy() if any(np.may_share_memory(value, a) for a in arrays) else value
-    if type(value) in (tuple, list):
-        return type(value)(unshared(item, arrays) for item in value)
-    if type(value) is dict:
-        return {key: unshared(item, arrays) for key, item in value.items()}
-    return value
+    shares = lambda leaf: isinstance(leaf, np.ndarray) and any(np.may_share_memory(leaf, a) for a in arrays)  # noqa: E731
+    return tree_map(lambda leaf: leaf.copy() if shares(leaf) else leaf, value, into=(dict, list, tuple))
 
 
 def check_backward(forward, arguments):

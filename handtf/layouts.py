@@ -11,6 +11,7 @@ shapes ``param_shapes`` gives.
 import numpy as np
 
 from .readers import check_array, read_array, shown
+from .trees import paths, tree_map
 
 
 def check_keys(name, tree, keys, needs="", optional=()):
@@ -61,20 +62,23 @@ def check_tree(name, tree, shapes, needs=""):
     the path of the first missing key, wrong length or wrong shape, and then
     ``needs``: what asks for that layout (" for config = ...").
     """
-    if isinstance(shapes, dict) and set(shapes) == {"w", "b"} and not needs:  # a dense layer
-        return check_dense(name, tree, *shapes["w"])
-    if isinstance(shapes, dict):
-        check_keys(name, tree, tuple(shapes), needs)
-        return {key: check_tree(f"{name}[{key!r}]", tree[key], shape, needs) for key, shape in shapes.items()}
-    if isinstance(shapes, list):
-        if not isinstance(tree, (list, tuple)) or len(tree) != len(shapes):
-            got = f"{len(tree)} items" if isinstance(tree, (list, tuple)) else type(tree).__name__
-            raise ValueError(f"{name} must be a list of {len(shapes)} items{needs}, got {got}")
-        return [check_tree(f"{name}[{i}]", item, shape, needs) for i, (item, shape) in enumerate(zip(tree, shapes))]
-    array = check_array(name, tree, nonempty=False)
-    if array.shape != shapes:
-        raise ValueError(f"{name} must have shape {shapes}{needs}, got shape {array.shape}")
-    return array
+    def node(path, shape, given):  # a dict or list of the layout: the keys or the length, worded here
+        if isinstance(shape, dict):
+            check_keys(path, given, tuple(shape), needs)
+        elif not isinstance(given, (list, tuple)) or len(given) != len(shape):
+            got = f"{len(given)} items" if isinstance(given, (list, tuple)) else type(given).__name__
+            raise ValueError(f"{path} must be a list of {len(shape)} items{needs}, got {got}")
+
+    def read(path, shape, given):  # a shape, or a dense layer {"w": ..., "b": ...}
+        if isinstance(shape, dict):
+            return check_dense(path, given, *shape["w"])
+        array = check_array(path, given, nonempty=False)
+        if array.shape != shape:
+            raise ValueError(f"{path} must have shape {shape}{needs}, got shape {array.shape}")
+        return array
+
+    dense = lambda shape: isinstance(shape, dict) and set(shape) == {"w", "b"} and not needs  # noqa: E731
+    return tree_map(read, shapes, tree, path=name, leaf=lambda shape: isinstance(shape, tuple) or dense(shape), check=node, at=True)
 
 
 # The GPT-2 weight layout, read one way by gpt, transformer_block and loss_and_grads.
@@ -99,10 +103,19 @@ def gpt2_block_shapes(name, block, n_embd, parts=BLOCK_PARTS):
 
 
 def layout(tree):
-    """The keys of nested dicts, and the type of anything else: what a block looks like."""
-    if isinstance(tree, dict):
-        return "{" + ", ".join(f"{key!r}: {layout(value)}" for key, value in tree.items()) + "}"
-    return type(tree).__name__
+    """The keys of nested dicts (and lists), and the type of each leaf: what a block looks like.
+
+    >>> layout({"attn": {"w": np.zeros(2)}, "n": 3})
+    "{'attn': {'w': ndarray}, 'n': int}"
+    """
+    return repr(tree_map(lambda leaf: TypeName(type(leaf).__name__), tree))
+
+
+class TypeName(str):
+    """A type's name, written without quotes in a layout."""
+
+    def __repr__(self):
+        return str(self)
 
 
 def check_gpt2_weights(name, wte, wpe, blocks, ln_f=None, parts=BLOCK_PARTS):
@@ -128,11 +141,20 @@ def check_gpt2_weights(name, wte, wpe, blocks, ln_f=None, parts=BLOCK_PARTS):
 
 
 def numbers_in(shapes):
-    """How many numbers a nested dict/list of shape tuples holds."""
-    if isinstance(shapes, dict):
-        shapes = list(shapes.values())
-    if isinstance(shapes, list) and shapes and all(item is shapes[0] for item in shapes):
-        return len(shapes) * numbers_in(shapes[0])  # [block] * n_layers: one block, counted once
-    if isinstance(shapes, list):
-        return sum(numbers_in(item) for item in shapes)
-    return int(np.prod(shapes, dtype=object))
+    """How many numbers a nested dict/list of shape tuples holds (``[block] * n_layers``: one block, counted once).
+
+    >>> numbers_in({"w": (2, 3), "blocks": [{"b": (4,)}] * 10**9})
+    4000000006
+    """
+    counted = {}  # id of a repeated list of one block -> its numbers: the block is walked once
+    size = lambda shape: int(np.prod(shape, dtype=object))  # noqa: E731
+    shape_leaf = lambda node: isinstance(node, tuple)  # noqa: E731
+
+    def leaf(node):
+        if isinstance(node, list) and len(node) > 1 and all(item is node[0] for item in node):
+            counted[id(node)] = len(node) * sum(n for _, n in paths(tree_map(size, node[0], leaf=shape_leaf)))
+            return True
+        return shape_leaf(node)
+
+    sizes = tree_map(lambda node: counted[id(node)] if id(node) in counted else size(node), shapes, leaf=leaf)
+    return sum(n for _, n in paths(sizes))

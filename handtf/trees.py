@@ -15,8 +15,15 @@ raises instead of changing every later answer.
 ["['blocks'][0]['b']", "['wte']"]
 >>> tree_map(lambda a: a.size, tree)
 {'wte': 16, 'blocks': [{'b': 3}]}
+
+Everything else that walks a tree is built on these two walks, :func:`paths`
+and :func:`tree_map`: :func:`read_only`, :func:`equal` (the value comparison
+of :class:`ByValue`, so two models compare with ``==``), ``handtf.checks``'
+copy of a result that shares memory with its arguments, and the layouts'
+reading of a weight dict.
 """
 
+from dataclasses import fields
 from types import MappingProxyType
 
 import numpy as np
@@ -36,13 +43,82 @@ def paths(tree, prefix=""):
     return [(prefix, tree)]
 
 
-def tree_map(function, tree, *others):
-    """``function(leaf, *leaves at the same place in others)`` at every leaf, in a tree of plain dicts and lists."""
+def tree_map(function, tree, *others, into=(dict, list, list), path="", leaf=None, check=None, at=False):
+    """``function(leaf, *leaves at the same place in others)`` at every leaf, in a tree of plain dicts and lists.
+
+    ``others`` must have ``tree``'s layout: the same keys, lists of the same
+    length (an error names the first place they differ). ``into`` gives the
+    types of the dicts, lists and tuples built (``read_only`` builds read-only
+    ones; a tuple becomes a list by default). For a reader of a layout
+    (``handtf.layouts.check_tree``): ``leaf(node)`` says a dict or tuple of
+    ``tree`` is a leaf (a shape), ``check(path, node, *others)`` runs at each
+    other node first (to word its own error), and with ``at`` the function
+    gets the leaf's path first; ``path`` is the root's.
+
+    >>> tree_map(lambda x, y: x + y, [1, 2, 3], [10, 20])
+    Traceback (most recent call last):
+    ...
+    ValueError: the trees must have one layout, got a list of 3 items and one of 2 at the top
+    """
+    if not isinstance(tree, (dict, list, tuple)) or (leaf is not None and leaf(tree)):
+        return function(path, tree, *others) if at else function(tree, *others)
+    if check is not None:
+        check(path, tree, *others)
+    more = {"into": into, "leaf": leaf, "check": check, "at": at}
     if isinstance(tree, dict):
-        return {key: tree_map(function, value, *(other[key] for other in others)) for key, value in tree.items()}
-    if isinstance(tree, (list, tuple)):
-        return [tree_map(function, *values) for values in zip(tree, *others)]
-    return function(tree, *others)
+        for other in others:
+            if not isinstance(other, dict) or set(other) != set(tree):
+                raise ValueError(f"the trees must have one layout, got a dict with keys {sorted(map(str, tree))} "
+                                 f"and {describe(other)} at {path or 'the top'}")
+        return into[0]({key: tree_map(function, value, *(other[key] for other in others), path=f"{path}[{key!r}]", **more)
+                        for key, value in tree.items()})
+    for other in others:
+        if not isinstance(other, (list, tuple)) or len(other) != len(tree):
+            raise ValueError(f"the trees must have one layout, got a list of {len(tree)} items and "
+                             f"{'one of ' + str(len(other)) if isinstance(other, (list, tuple)) else describe(other)} "
+                             f"at {path or 'the top'}")
+    kind = into[2] if isinstance(tree, tuple) else into[1]
+    return kind(tree_map(function, *values, path=f"{path}[{i}]", **more) for i, values in enumerate(zip(tree, *others)))
+
+
+def describe(tree):
+    """What a tree is at one place, for :func:`tree_map`'s message."""
+    if isinstance(tree, dict):
+        return f"a dict with keys {sorted(map(str, tree))}"
+    return f"a list of {len(tree)} items" if isinstance(tree, (list, tuple)) else f"a {type(tree).__name__}"
+
+
+def equal(a, b):
+    """Whether two trees hold the same values at the same paths (arrays: the same dtype, shape and numbers).
+
+    >>> equal({"w": np.ones(2)}, {"w": np.ones(2)}), equal({"w": np.ones(2)}, {"w": np.ones(3)})
+    (True, False)
+    """
+    left, right = paths(a), paths(b)
+    return [p for p, _ in left] == [p for p, _ in right] and all(same_leaf(x, y) for (_, x), (_, y) in zip(left, right))
+
+
+def same_leaf(x, y):
+    if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+        return (isinstance(x, np.ndarray) and isinstance(y, np.ndarray) and x.dtype == y.dtype
+                and np.array_equal(x, y, equal_nan=x.dtype.kind in "fc"))
+    return type(x) is type(y) and bool(x == y)
+
+
+class ByValue:
+    """A dataclass whose ``==`` compares its fields by value, arrays included (``eq=False`` on the dataclass).
+
+    numpy's ``==`` of two arrays is an array, which a dataclass's own ``==``
+    cannot read ("the truth value ... is ambiguous"). Not hashable: the arrays
+    inside can change.
+    """
+
+    def __eq__(self, other):
+        if type(other) is not type(self):
+            return NotImplemented
+        return equal([getattr(self, f.name) for f in fields(self)], [getattr(other, f.name) for f in fields(other)])
+
+    __hash__ = None
 
 
 class _ReadsItems:
@@ -198,12 +274,5 @@ def read_only(tree):
     ...
     ValueError: assignment destination is read-only
     """
-    if isinstance(tree, dict):
-        return ReadOnlyDict({key: read_only(value) for key, value in tree.items()})
-    if isinstance(tree, list):
-        return ReadOnlyList(read_only(value) for value in tree)
-    if isinstance(tree, tuple):
-        return tuple(read_only(value) for value in tree)
-    if isinstance(tree, np.ndarray):
-        return frozen_array(tree)
-    return tree
+    return tree_map(lambda leaf: frozen_array(leaf) if isinstance(leaf, np.ndarray) else leaf, tree,
+                    into=(ReadOnlyDict, ReadOnlyList, tuple))

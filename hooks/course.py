@@ -19,11 +19,13 @@ events (on_config, on_page_markdown, on_post_page).
 """
 
 import doctest
+import ipaddress
 import json
 import os
 import re
 from datetime import date
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import yaml
 
@@ -47,6 +49,22 @@ def citation(version=handtf.__version__):
     }
 
 
+def is_local(url):
+    """True for an address only this machine can open: a loopback, private or unspecified host, a file.
+    A site built with such an address (``mkdocs serve``'s, the default) is a local build: its
+    citations and books say so instead of naming it."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return True
+    if parts.hostname == "localhost" or parts.hostname.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(parts.hostname)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_unspecified or address.is_private or address.is_link_local
+
+
 def on_config(config):
     data = citation()
     # Under `mike deploy` the site's address already ends with the version (mike's plugin
@@ -56,6 +74,7 @@ def on_config(config):
     if deployed and site_url.endswith("/" + deployed):
         site_url = site_url[: -len(deployed) - 1]
     data["site_url"] = site_url + "/" if site_url else ""
+    data["published"] = bool(site_url) and not is_local(site_url)  # else the citation says it is a local build
     config.extra["handtf"] = data
     return config
 

@@ -203,6 +203,9 @@ MOVED_MODULES = {  # new module: old module
     "handtf.seq2seq.training": "handtf.seq2seq_training",
     "handtf.seq2seq.translate": "handtf.translate", "handtf.model.decoding": "handtf.decoding",
     "handtf.trees.leaves": "handtf.training.leaves",  # an object that moved alone: 1.0's leaves, now the one tree walk's
+    # issue 49: the task's functions, the model interface and the induction head's training left their 1.0 modules
+    "handtf.model.task": "handtf.compiler", "handtf.model.interface": "handtf.inference",
+    "handtf.training.induction": "handtf.induction",
 }
 _MOVED_ID = re.compile(r'<(h[1-6]|div)\b[^>]*\bid="(' + "|".join(map(re.escape, MOVED_MODULES)) + r')((?:\.\w+)*)"')
 
@@ -219,4 +222,47 @@ def on_page_content(html, page, config, files):
         given.add(old)
         return f'<span id="{old}"></span>{match[0]}'
 
-    return _MOVED_ID.sub(old_id, html)
+    zh = page.file.src_uri.endswith(".zh.md")
+    return _shown_on(_MOVED_ID.sub(old_id, html), shown_on(Path(config["docs_dir"]), zh), zh)
+
+
+# 5. "Shown on" (d2l's "Defined in" turned around, issue 49). Under each function's heading, the API
+# pages list the pages whose listings show it, found at build time from the pages' --8<-- includes, so
+# the list cannot drift: a page that stops embedding a function drops out of its list.
+_INCLUDE = re.compile(r'--8<-- "(handtf/[\w/]+)\.py:(\w+)"')
+_HEADING = re.compile(r'(<(h[1-6])\b[^>]*\bid="(handtf\.[\w.]+)"[^>]*>.*?</\2>)', re.S)
+
+
+def shown_on(docs, zh=False):
+    """``{"handtf.module.function": [(page path, title), ...]}``: the pages (of one language) whose
+    ``--8<--`` listings define the function, in the order of their paths."""
+    found = {}
+    pages = sorted(p for p in docs.rglob("*.md") if p.name.endswith(".zh.md") == zh and not p.name.startswith("api"))
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        title = re.search(r"^# (.+?)(?:\s*\{.*\})?$", text, re.M)
+        for path, section in _INCLUDE.findall(text):
+            source = (docs.parent / f"{path}.py").read_text(encoding="utf-8")
+            body = re.search(rf"# --8<-- \[start:{section}\]\n(.*?)# --8<-- \[end:{section}\]", source, re.S)
+            for name in re.findall(r"^\s*def (\w+)\(", body[1] if body else "", re.M):
+                where = (page.relative_to(docs).as_posix(), title[1] if title else page.stem)
+                found.setdefault(f"{path.replace('/', '.')}.{name}", [])
+                if where not in found[f"{path.replace('/', '.')}.{name}"]:
+                    found[f"{path.replace('/', '.')}.{name}"].append(where)
+    return found
+
+
+def _shown_on(page_html, shown, zh):
+    """``page_html`` of an API page with a "Shown on" line after the heading of each function a page shows."""
+    label = "出现在：" if zh else "Shown on: "
+
+    def add(match):
+        module, _, name = match[3].rpartition(".")
+        pages = shown.get(match[3]) or shown.get(f"{module.rpartition('.')[0]}.{name}")  # a method: module.Class.name
+        if not pages:
+            return match[0]
+        links = ("、" if zh else ", ").join(f'<a href="../{page.removesuffix(".zh.md").removesuffix(".md")}/">{html.escape(title)}</a>'
+                          for page, title in pages)
+        return f'{match[0]}<p class="handtf-shown-on">{label}{links}</p>'
+
+    return _HEADING.sub(add, page_html)

@@ -9,14 +9,15 @@ added to ``mkdocs.yml`` is in the PDF without a change here), as a textbook:
   it; the same facts in the PDF's metadata (``--no-solutions``: the student
   edition, named so in its title, on its cover and in its metadata);
 - a two-level table of contents with page numbers (parts, numbered chapters,
-  their numbered sections but for "Summary" and "Exercises");
+  their numbered sections but for "Summary" and "Exercises"), and a list of figures;
 - numbered chapters and sections, numbered figures captioned with the first
   sentence of their alt text, exercises numbered per chapter (3.1, 3.2, ...),
   and every link inside the book followed by its target's number and page;
 - each chapter's title as the running header of its pages, the page number
   in the footer (CSS margin boxes and named pages, which Chromium prints),
   nested bookmarks (parts, chapters, sections);
-- each chapter closing with its page's and notebook's addresses online, and a
+- each chapter closing with its page's and notebook's addresses online (the
+  student edition: no notebook, whose cells hold the solutions), and a
   references list of the papers the pages cite, after the last chapter;
 - code for paper: a line too long for the column is broken by the script below
   with a continuation mark ``↪`` and a hanging indent, so its second half cannot
@@ -35,13 +36,17 @@ it, twice or three times: the first print, laid out but not drawn, tells on
 which page each anchor falls, the next shows those pages in the contents and
 the cross-references, until no anchor moves. The two languages print at once,
 each in a process with a Chromium of its own; a language's pages are read once
-for all its editions. Chinese is set in Noto Serif/Sans CJK SC (Debian's
-fonts-noto-cjk), which have real bold faces; no style is synthesized.
+for all its editions. Chromium is given only the book's fonts (``PRINT_FONTS``:
+Liberation Serif and Sans, DejaVu Sans Mono, LXGW WenKai with its bold, all
+TrueType, through a fontconfig file of their own), so a commit prints the same
+book on any machine whatever other fonts it has, with no Type 3 font and no
+synthesized style; a face Chromium embeds whole is cut to the glyphs drawn.
 
 The published address is ``--site-url`` (the deploy passes it), else
 ``$HANDTF_SITE_URL``, else the built site's own address if it is not a local
-one, else CITATION.cff's ``url`` (a placeholder the deploy fills); never a local
-server's.
+one, else CITATION.cff's ``url`` (which the deploy writes); never a local
+server's. Without one the cover says the book comes from a local build, and
+the chapters end with no address.
 
 ``--site SITE`` prints an already built site instead of running ``mkdocs build``.
 """
@@ -51,7 +56,6 @@ import contextlib
 import copy
 import datetime
 import html
-import ipaddress
 import json
 import os
 import re
@@ -66,12 +70,15 @@ from bs4 import BeautifulSoup, NavigableString, Tag
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "hooks"))
-from course import citation  # noqa: E402  (the same citation data as the site's pages)
+from course import citation, is_local  # noqa: E402  (the same citation data and rule as the site's pages)
 
 LANGUAGES = {"en": "", "zh": "zh/"}  # language -> folder of its pages in the built site
 WORDS = {
     "en": {
         "contents": "Contents",
+        "figures": "List of figures",
+        "index": "Index",
+        "in_english": "",
         "subtitle": "A GPT-2-style transformer with every weight set by hand, explained step by step with code that runs.",
         "version": "Version {version}, released {date}",
         "unreleased": "Version {version} (released {date}) with changes not yet released",
@@ -79,19 +86,23 @@ WORDS = {
         "cite": "How to cite",
         "cite_text": "{authors} ({year}). <em>{title}</em>, version {version}. {url}",
         "licence": "Code: MIT licence. Text and figures: CC BY 4.0. Every example in this book is a "
-        "doctest that the project's tests run; each chapter's examples are also a Jupyter notebook, "
-        "whose address is at the end of the chapter.",
+        "doctest that the project's tests run.",
+        "notebooks": "Each chapter's examples are also a Jupyter notebook, whose address is at the end of the chapter.",
         "online": "Read online",
+        "local": "Printed from a local build of the site, which names no published address: "
+        "this copy does not say where it is read online.",
         "student_title": "Student edition",
         "student": "Student edition: the exercises keep their hints; their solutions are left out.",
         "chapter": "Chapter {n}",
         "figure": "Figure {n}",
+        "figure_ref": " ({label})",  # after the paragraph that leads to a figure
+        "figure_alone": "({label} below.)",
         "exercise": "Exercise {n}",
         "xref": "({label}, p.\u00a0{page})",
         "section": "§{n}",
         "page_online": "This chapter online: {url}",
         "notebook": "Its examples as a notebook: {url}",
-        "live": "Online",  # the strong words of the "Live:" paragraph, followed by the page's address and a colon
+        "live": "On the chapter's page online",  # the strong words of the "Live:" paragraph, then the page's address and a colon
         "live_line": "This runs live on the chapter's page online: {url}",
         "references": "References",
         "cited_in": "Cited in chapter {chapters}.",
@@ -102,25 +113,31 @@ WORDS = {
     },
     "zh": {
         "contents": "目录",
+        "figures": "插图目录",
+        "index": "索引",
+        "in_english": "（英文）",
         "subtitle": "一个每个权重都由人亲手设定的 GPT-2 式 Transformer，一步一步讲解，每段代码都能运行。",
         "version": "版本 {version}，发布于 {date}",
         "unreleased": "版本 {version}（发布于 {date}），含尚未发布的改动",
         "printed": "印于 {date}，提交 {commit}",
         "cite": "如何引用",
         "cite_text": "{authors}（{year}）。《{title}》，版本 {version}。{url}",
-        "licence": "代码：MIT 许可证。正文与插图：CC BY 4.0。书中每个示例都是项目测试会运行的 doctest；"
-        "每章的示例也有一个 Jupyter 笔记本，地址在该章末尾。",
+        "licence": "代码：MIT 许可证。正文与插图：CC BY 4.0。书中每个示例都是项目测试会运行的 doctest。",
+        "notebooks": "每章的示例也有一个 Jupyter 笔记本，地址在该章末尾。",
         "online": "在线阅读",
+        "local": "本书印自网站的本地构建，没有给出发布地址，因此不注明在线阅读的网址。",
         "student_title": "学生版",
         "student": "学生版：练习保留提示，不含解答。",
         "chapter": "第 {n} 章",
         "figure": "图 {n}",
+        "figure_ref": "（{label}）",
+        "figure_alone": "（见下方{label}。）",
         "exercise": "练习 {n}",
         "xref": "（{label}，第\u00a0{page}\u00a0页）",
         "section": "§{n}",
         "page_online": "本章在线版：{url}",
         "notebook": "本章示例的笔记本：{url}",
-        "live": "在线演示",
+        "live": "在本章的在线页面上",
         "live_line": "它在本章的在线页面上实时运行：{url}",
         "references": "参考文献",
         "cited_in": "引用于第 {chapters} 章。",
@@ -175,9 +192,66 @@ REFERENCES = [
      "url": "https://github.com/jaymody/picoGPT"},
 ]
 
+# Every face the book is set in, by its file in Debian's packages (.ci/run and README install
+# them). Chromium prints with only these (``font_config``), so the same commit prints the same
+# book whatever other fonts a machine has. All have TrueType outlines, which Chromium embeds as
+# real fonts (a CFF font, such as Noto CJK, becomes hundreds of Type 3 fonts). The maths is set
+# in KaTeX's own fonts, which the site serves.
+PRINT_FONTS = {
+    "fonts-liberation": [  # the English text (a Times-metric serif) and headings (an Arial-metric sans)
+        "LiberationSerif-Regular.ttf", "LiberationSerif-Bold.ttf", "LiberationSerif-Italic.ttf", "LiberationSerif-BoldItalic.ttf",
+        "LiberationSans-Regular.ttf", "LiberationSans-Bold.ttf", "LiberationSans-Italic.ttf", "LiberationSans-BoldItalic.ttf"],
+    "fonts-dejavu-core": [  # code, and the symbols the faces above lack (arrows, box drawing)
+        "DejaVuSansMono.ttf", "DejaVuSansMono-Bold.ttf", "DejaVuSansMono-Oblique.ttf", "DejaVuSansMono-BoldOblique.ttf",
+        "DejaVuSans.ttf", "DejaVuSans-Bold.ttf"],
+    "fonts-lxgw-wenkai": [  # Chinese: LXGW WenKai, with a real bold, and its monospaced face for code
+        "LXGWWenKai-Regular.ttf", "LXGWWenKai-Bold.ttf", "LXGWWenKaiMono-Regular.ttf", "LXGWWenKaiMono-Bold.ttf"],
+}
+FACES = {  # CSS font-family lists, of PRINT_FONTS' families only
+    "en": '"Liberation Serif", "LXGW WenKai", "DejaVu Sans"',
+    "zh": '"LXGW WenKai", "Liberation Serif", "DejaVu Sans"',
+    "heading-en": '"Liberation Sans", "LXGW WenKai", "DejaVu Sans"',
+    "heading-zh": '"LXGW WenKai", "Liberation Sans", "DejaVu Sans"',
+    "code": '"DejaVu Sans Mono", "LXGW WenKai Mono", "DejaVu Sans"',
+}
+GENERIC = {"serif": "Liberation Serif", "sans-serif": "Liberation Sans", "monospace": "DejaVu Sans Mono"}
+
+
+def font_files():
+    """{file name: its path on this machine} of every PRINT_FONTS file (fontconfig's list, read
+    with fc-list); SystemExit naming the package of any missing."""
+    listed = subprocess.run(["fc-list", "--format", "%{file}\\n"], capture_output=True, text=True).stdout if shutil.which("fc-list") else ""
+    found = {Path(line).name: line for line in sorted(listed.splitlines()) if line}
+    missing = {package: [name for name in names if name not in found] for package, names in PRINT_FONTS.items()}
+    missing = {package: names for package, names in missing.items() if names}
+    if missing:
+        raise SystemExit(f"build_pdf.py: the book's fonts are missing: {missing} (apt-get install {' '.join(missing)})")
+    return {name: found[name] for names in PRINT_FONTS.values() for name in names}
+
+
+def font_config(folder, extra_dirs=()):
+    """A fontconfig file in ``folder`` that gives Chromium only the PRINT_FONTS (links to them in
+    ``folder/fonts``) and maps the generic families to them; ``extra_dirs``, folders of other
+    fonts added too (tests/test_pdf.py: a book printed with other fonts present is the same book).
+    Returns its path, for $FONTCONFIG_FILE (fontconfig's documented way to read another file)."""
+    folder = Path(folder)
+    fonts = folder / "fonts"
+    fonts.mkdir(parents=True, exist_ok=True)
+    for name, path in font_files().items():
+        (fonts / name).symlink_to(path)
+    aliases = "".join(f"<alias binding=\"same\"><family>{generic}</family><prefer><family>{family}</family></prefer></alias>"
+                      for generic, family in GENERIC.items())
+    dirs = "".join(f"<dir>{html.escape(str(Path(d).resolve()))}</dir>" for d in (fonts, *extra_dirs))
+    config = folder / "fonts.conf"
+    config.write_text('<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">\n'
+                      f"<fontconfig>{dirs}<cachedir>{html.escape(str((folder / 'cache').resolve()))}</cachedir>{aliases}</fontconfig>\n",
+                      encoding="utf-8")
+    return config
+
+
 PRINT_CSS = """
 @page { size: A4; margin: 20mm 17mm 20mm 17mm;
-  @bottom-center { content: counter(page); font: 10pt/1 sans-serif; color: #333; } }
+  @bottom-center { content: counter(page); font: 10pt/1 "Liberation Sans"; color: #333; } }
 @page cover { @bottom-center { content: none; } }
 @page part { @bottom-center { content: none; } }
 /* The site's scroll shadows (extra.css): gradients that nothing scrolls on paper, and the
@@ -185,12 +259,13 @@ PRINT_CSS = """
 .md-typeset *:not(img) { background-image: none !important; }
 html { font-size: 125%; }  /* Material sizes text in rem: 0.8rem -> 10pt on paper */
 body { margin: 0; background: #fff; font-synthesis: none; }  /* a style no font has is not faked */
-/* Chinese in Noto CJK (Debian's fonts-noto-cjk), which has bold faces: the text in its serif,
-   headings and bold words in its sans. WenQuanYi Micro Hei, if it is missing, has no bold. */
-body[lang="zh"], body[lang="zh"] .md-typeset { font-family: "Noto Serif CJK SC", "Noto Sans CJK SC", "WenQuanYi Micro Hei", serif; }
-body[lang="zh"] .md-typeset :is(h1, h2, h3, h4, strong, b, th, figcaption, .admonition-title, summary) {
-  font-family: "Noto Sans CJK SC", "WenQuanYi Micro Hei", sans-serif; }
-body[lang="zh"] .md-typeset :is(code, pre, kbd) { font-family: "DejaVu Sans Mono", "Noto Sans Mono CJK SC", monospace; }
+/* Every face named (PRINT_FONTS, FACES): the text in a serif, headings in a sans; Chinese in
+   LXGW WenKai, bold words in its bold. */
+body, body .md-typeset { font-family: @en; }
+body[lang="zh"], body[lang="zh"] .md-typeset { font-family: @zh; }
+.md-typeset :is(h1, h2, h3, h4, h5, h6, .admonition-title, summary, th) { font-family: @heading-en; }
+body[lang="zh"] .md-typeset :is(h1, h2, h3, h4, h5, h6, .admonition-title, summary, th) { font-family: @heading-zh; }
+.md-typeset :is(code, pre, kbd, samp) { font-family: @code; }
 .md-typeset { font-size: 0.8rem; line-height: 1.6; orphans: 3; widows: 3; }
 .md-typeset h1 { font-size: 1.8em; margin: 0 0 0.8em; color: #111; font-weight: 400; }
 .md-typeset .headerlink, .md-typeset .anchor-link, .md-typeset button { display: none; }  /* nothing to click on paper */
@@ -248,7 +323,16 @@ body[lang="zh"] .md-typeset :is(code, pre, kbd) { font-family: "DejaVu Sans Mono
 .handtf-toc ol.sections a .dots { display: none; }
 .handtf-toc ol.sections a .page { margin-left: 0.3em; color: #555; }
 .md-typeset .handtf-references li { margin-bottom: 0.5em; }
+.md-typeset .handtf-figures li { font-size: 0.9em; }
+/* A box that fits on a page is not split; a chapter's closing lines do not stand alone on a page. */
+.md-typeset :is(.admonition, details) { break-inside: avoid; }
+.md-typeset .handtf-online { break-inside: avoid; break-before: avoid; }
+.md-typeset .handtf-index ul { columns: 2; column-gap: 2em; padding-left: 0; font-size: 0.9em; }
+.md-typeset .handtf-index li { list-style: none; margin: 0 0 0.2em; padding-left: 1em; text-indent: -1em; break-inside: avoid; }
+.md-typeset .handtf-index a { color: inherit !important; text-decoration: none !important; }
+.handtf-figures a .title { flex: 0 1 auto; max-width: 85%; }
 """
+PRINT_CSS = re.sub(r"@([a-z-]+);", lambda m: FACES[m[1]] + ";" if m[1] in FACES else m[0], PRINT_CSS)
 # The layout width of the page's column in CSS px (A4 less the margins above): code is broken to it.
 COLUMN_PX = round((210 - 2 * 17) / 25.4 * 96)
 
@@ -352,6 +436,7 @@ def for_paper(article, solutions=True, words=None, live_url=None):
                     *(tag for tag in every if tag.name == "noscript"),
                     *(tag for tag in every if tag.get("data-reading-time") is not None)]:
         if not decomposed(element):
+            without_its_brackets(element)
             element.decompose()
     for element in tags(article, lambda tag: has_class(tag, ("handtf-print",))):
         element["class"] = [c for c in element["class"] if c != "handtf-print"]
@@ -389,6 +474,20 @@ def for_paper(article, solutions=True, words=None, live_url=None):
             if not set(token["class"]) & {"gp", "go", "gt", "gr", "c", "c1", "cm", "ch", "cs", "sd", "handtf-wrap"}:
                 token.unwrap()
     return open_blocks(article, solutions)
+
+
+OPENING = re.compile(r"\s*[(（]\+?\s*$")  # what is left before a reading time: "lookup (", "(+"
+CLOSING = re.compile(r"^\s*[)）]")
+
+
+def without_its_brackets(element):
+    """Before ``element`` (a reading time) is left out: the brackets that held only it go too,
+    so that "the soft lookup (4 min)" prints "the soft lookup", not "the soft lookup ()"."""
+    before, after = element.previous_sibling, element.next_sibling
+    if isinstance(before, NavigableString) and isinstance(after, NavigableString) \
+            and OPENING.search(before) and CLOSING.match(after):
+        before.replace_with(OPENING.sub("", before))
+        after.replace_with(CLOSING.sub("", after, count=1))
 
 
 def open_blocks(article, solutions=True):
@@ -476,16 +575,31 @@ def chapter(site, path, language, book_paths, published, solutions=True):
         if notebooks:
             address = f"{page_url}{notebooks[0].name}"
             lines.append(words["notebook"].format(url=f'<a href="{address}">{address}</a>'))
-        section.append(BeautifulSoup(
-            '<div class="handtf-online">' + "".join(f"<p>{line}</p>" for line in lines) + "</div>", "html.parser"))
+        section.append(BeautifulSoup(  # the notebook's line (its second) holds the solutions: not in the student edition
+            '<div class="handtf-online">' + "".join(f'<p class="{("handtf-page-line", "handtf-notebook")[n]}">{line}</p>'
+                                                    for n, line in enumerate(lines)) + "</div>", "html.parser"))
     return section
 
 
+SIDES = re.compile(r"^(Left|左)\s*[:：]")  # "Left: ... Right: ...": a figure of two panels
+
+
 def first_sentence(text):
-    """An alt text's first sentence, for a caption (the alt text stays the image's)."""
+    """A figure's caption from its alt text (which stays the image's): its first sentence, cut
+    only where a sentence ends, never at a colon ("Left: the spread ..." is not "Left."), and
+    both sentences of a two-panel figure's "Left: ... Right: ...".
+
+    >>> first_sentence("Left: the spread grows. Right: the weight nears 1")
+    'Left: the spread grows. Right: the weight nears 1.'
+    >>> first_sentence("The data flow of aabaa: each step. More detail here.")
+    'The data flow of aabaa: each step.'
+    >>> first_sentence("左：标准差增长。右：权重趋近 1")
+    '左：标准差增长。右：权重趋近 1。'
+    """
     text = " ".join(text.split())
-    match = re.search(r"(?<=[.:;。：；])\s|(?<=[。：；])", text)
-    sentence = text[: match.start()].rstrip(":;：；") if match else text
+    ends = [match.end() for match in re.finditer(r"(?<=\.)\s+(?=[A-Z(])|(?<=。)", text)]
+    cut = (ends[1] if len(ends) > 1 else len(text)) if SIDES.match(text) else ends[0] if ends else len(text)
+    sentence = text[:cut].strip()
     return sentence if sentence.endswith((".", "。")) else sentence + ("。" if re.search(r"[\u4e00-\u9fff]", sentence) else ".")
 
 
@@ -526,9 +640,10 @@ def number_chapter(section, number, language, in_part, labels):
             if element.get("id") and element["id"] not in labels:
                 labels[element["id"]] = current
             continue
-        if element.name == "p" and element.find("img", src=re.compile(re.escape(FIGURE_SOURCE)), recursive=True) \
-                and not "".join(t for t in element.find_all(string=True) if not t.find_parent(class_="handtf-journey__spot")).strip() \
-                and element.find_parent("figure") is None:
+        if (element.name == "p" and element.find("img", src=re.compile(re.escape(FIGURE_SOURCE)), recursive=True)
+                and not "".join(t for t in element.find_all(string=True) if not t.find_parent(class_="handtf-journey__spot")).strip()
+                or element.name == "div" and "handtf-plot" in element.get("class", []) and element.find("img") is not None) \
+                and element.find_parent("figure") is None:  # a figure, or a notebook's plot
             image = element.find("img")
             figures += 1
             figure = soup.new_tag("figure", attrs={"class": "handtf-figure", "id": f"{section['id']}--figure-{figures}"})
@@ -542,6 +657,7 @@ def number_chapter(section, number, language, in_part, labels):
             caption.append(pattern.sub(replacement, first_sentence(image.get("alt", ""))))
             figure.append(caption)
             labels[figure["id"]] = words["figure"].format(n=f"{number}.{figures}")
+            cite_figure(figure, labels[figure["id"]], words)
             continue
         if in_exercises and element.name == "p" and element.parent is not None and element.find_parent("details") is None:
             strong = element.find("strong")
@@ -561,6 +677,101 @@ def number_chapter(section, number, language, in_part, labels):
                     continue
         if element.get("id") and element["id"] not in labels:
             labels[element["id"]] = current
+
+
+def glossary_terms(glossary, language):
+    """The glossary's terms, [(the term as the index prints it, [the words searched for]), ...]:
+    its tables' first column ("source / target sequence": both; "(``<bos>``)": left out), the
+    Chinese book's with their English after them."""
+    terms = []
+    for row in glossary.select("table tbody tr"):
+        cells = row.find_all("td")
+        if len(cells) < 2:
+            continue
+        first, second = (re.sub(r"\s*[(（].*?[)）]", "", cell.get_text(" ", strip=True)).strip() for cell in cells[:2])
+        names = [name.strip() for name in re.split(r"\s*/\s*", first) if len(name.strip()) > 1]
+        if names:
+            terms.append((f"{first}（{second}）" if language == "zh" and second != first else first, names, second if language == "zh" else first))
+    return terms
+
+
+def glossary_index(sections, language, most=6):
+    """The index of the glossary's terms: [(term, [anchor of its first mention in each chapter,
+    at most ``most``]), ...], sorted by the English term; each anchor is put into the text."""
+    glossary = next((section for section in sections if section["id"] == "glossary"), None)
+    if glossary is None:
+        return []
+    soup = BeautifulSoup("", "html.parser")
+    texts = {section["id"]: [text for text in section.descendants if isinstance(text, NavigableString) and text.strip()
+                             and not text.find_parent(["pre", "code", "h1", "h2", "h3", "h4", "a", "figcaption", "script", "style", "table"])
+                             and not text.find_parent(class_=("handtf-online", "arithmatex", "handtf-xref", "handtf-figref"))]
+             for section in sections if section is not glossary}
+    import bisect
+
+    joined = {}  # each chapter's texts joined, and where each starts: a term is searched once a chapter
+    for chapter_id, nodes in texts.items():
+        starts, position = [], 0
+        for text in nodes:
+            starts.append(position)
+            position += len(text) + 1
+        joined[chapter_id] = ("\n".join(str(text) for text in nodes), starts)
+    entries = []
+    for number, (term, names, key) in enumerate(glossary_terms(glossary, language)):
+        pattern = re.compile("|".join(re.escape(name) if language == "zh" else rf"\b{re.escape(name)}\b" for name in names),
+                             0 if language == "zh" else re.IGNORECASE)
+        anchors = []
+        for chapter_id, nodes in texts.items():
+            whole, starts = joined[chapter_id]
+            match = pattern.search(whole)
+            if match is None:
+                continue
+            position = bisect.bisect_right(starts, match.start()) - 1
+            text, offset = nodes[position], match.start() - starts[position]
+            if text.parent is None or offset >= len(text):
+                continue
+            anchor = f"index-{number}-{len(anchors)}"
+            mark = soup.new_tag("span", attrs={"class": "handtf-index-mark", "id": anchor})
+            head, tail = NavigableString(text[:offset]), NavigableString(text[offset:])
+            text.replace_with(head)
+            head.insert_after(tail)
+            head.insert_after(mark)
+            nodes[position] = tail  # the joined text is unchanged: the tail starts where the match does
+            starts[position] += offset
+            nodes.insert(position, head)
+            starts.insert(position, starts[position] - offset)
+            anchors.append(anchor)
+            if len(anchors) >= most:
+                break
+        if anchors:
+            entries.append((key.lower(), term, anchors))
+    return [(term, anchors) for _, term, anchors in sorted(entries)]
+
+
+def cite_figure(figure, label, words):
+    """Name a figure by its number in the text: after the paragraph that leads to it ("... reads
+    columns a and b (Figure 9.1):"), the nearest one before it past at most two code blocks or
+    lists; a line of its own if there is none."""
+    soup = BeautifulSoup("", "html.parser")
+    before = figure.find_previous_sibling()
+    for _ in range(2):
+        if before is None or before.name == "p" or before.name in ("h1", "h2", "h3", "h4", "figure"):
+            break
+        before = before.find_previous_sibling()
+    if before is None or before.name != "p" or before.find("img") is not None:
+        line = soup.new_tag("p", attrs={"class": "handtf-figref"})
+        line.string = words["figure_alone"].format(label=label)
+        figure.insert_before(line)
+        return
+    mark = soup.new_tag("span", attrs={"class": "handtf-figref"})
+    mark.string = words["figure_ref"].format(label=label)
+    last = before.contents[-1] if before.contents else None
+    if isinstance(last, NavigableString) and last.rstrip().endswith((":", "：")):
+        text = last.rstrip()
+        last.replace_with(text[:-1])
+        before.append(mark)
+        before.append(text[-1])
+    else:
+        before.append(mark)
 
 
 def add_cross_references(section, labels, language):
@@ -605,6 +816,12 @@ def cite_references(sections, language):
     return list(cited.values())
 
 
+def in_english(section):
+    """True for a chapter of the Chinese book whose text is mostly English (the API reference's docstrings)."""
+    text = re.sub(r"\s+", "", section.get_text())
+    return bool(text) and len(re.findall(r"[\u4e00-\u9fff]", text)) / len(text) < 0.05
+
+
 def toc_entries(chapter_section, language):
     """The chapter's title and its numbered second-level headings, as (id, text), but
     "Summary" and "Exercises", which every chapter has."""
@@ -620,20 +837,6 @@ def toc_entries(chapter_section, language):
     entries = [(h["id"], h.find(class_="handtf-num").get_text() if h.find(class_="handtf-num") else "", text_of(h))
                for h in headings[1:] if h.name == "h2" and h.get("id") and text_of(h) not in skip]
     return (text_of(title) if title else chapter_section["id"]), entries
-
-
-def is_local(url):
-    """True for an address only this machine can open: a loopback or unspecified host, a file."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return True
-    if parts.hostname == "localhost" or parts.hostname.endswith(".localhost"):
-        return True
-    try:
-        address = ipaddress.ip_address(parts.hostname)
-    except ValueError:
-        return False
-    return address.is_loopback or address.is_unspecified or address.is_private or address.is_link_local
 
 
 def cff():
@@ -748,7 +951,9 @@ def cover_html(language, solutions, data, site_title, published):
     printed from, where it is read online and how to cite it."""
     words = WORDS[language]
     url = f"{published}{LANGUAGES[language]}" if published else ""
-    where = f'<p>{words["online"]}: <a href="{url}">{url}</a></p>' if url else ""
+    colon = "：" if language == "zh" else ": "
+    where = f'<p>{words["online"]}{colon}<a href="{url}">{url}</a></p>' if url else f'<p class="handtf-local">{words["local"]}</p>'
+    licence = words["licence"] + (("" if language == "zh" else " ") + words["notebooks"] if url and solutions else "")
     cite = words["cite_text"].format(
         authors=html.escape(data["authors"]), year=data["year"], title=html.escape(site_title), version=data["version"],
         url=f'<a href="{url}">{url}</a>' if url else "",
@@ -771,7 +976,7 @@ def cover_html(language, solutions, data, site_title, published):
   <h2 role="none">{words["cite"]}</h2>
   <p>{cite}</p>
   <pre><code>{html.escape(bibtex)}</code></pre>
-  <p>{words["licence"]}</p>
+  <p>{licence}</p>
 </section>"""
 
 
@@ -786,11 +991,14 @@ def edition_html(language, solutions, data, home, published, styles, scripts, re
     for number, (index, part, section) in enumerate(ready, start=1):
         if not solutions:
             open_blocks(section, solutions)
+            for line in section.select(".handtf-online > p.handtf-notebook"):
+                line.decompose()  # its "Exercises" cells hold the solutions
         number_chapter(section, number, language, bool(part), labels)
         chapters.append((index, part, number, section))
     for *_, section in chapters:
         add_cross_references(section, labels, language)
     cited = cite_references([(n, section) for _, _, n, section in chapters], language)
+    index_entries = glossary_index([section for *_, section in chapters], language)  # before the chapters are written out
 
     body, toc, pages_css, open_part = [], [], [], None
     for index, part, number, section in chapters:
@@ -804,9 +1012,11 @@ def edition_html(language, solutions, data, home, published, styles, scripts, re
                            f"{page_number(part_id)}</a><ol>")
             open_part = part
         title, entries = toc_entries(section, language)
+        if language == "zh" and in_english(section):
+            title += words["in_english"]  # the API reference: its docstrings are English
         section["style"] = f"page: chapter-{number}"
         pages_css.append(f"@page chapter-{number} {{ @top-left {{ content: {css_string(f'{number}   {title}')}; "
-                         "font: 9pt/1 sans-serif; color: #555; } }")
+                         "font: 9pt/1 \"Liberation Sans\", \"LXGW WenKai\"; color: #555; } }")
         body.append(str(section))
         subs = "".join(
             f'<li><a href="#{anchor}"><span class="title"><span class="handtf-num">{num}</span> {html.escape(text)}</span>'
@@ -827,15 +1037,34 @@ def edition_html(language, solutions, data, home, published, styles, scripts, re
         body.append(f'<section class="handtf-chapter handtf-references" id="references" style="page: references">'
                     f'<h1>{words["references"]}</h1><ol>{items}</ol></section>')
         pages_css.append(f"@page references {{ @top-left {{ content: {css_string(words['references'])}; "
-                         "font: 9pt/1 sans-serif; color: #555; } }")
+                         "font: 9pt/1 \"Liberation Sans\", \"LXGW WenKai\"; color: #555; } }")
         toc.append(f'<li class="part"><a href="#references"><span class="title">{words["references"]}</span>'
                    f'{page_number("references")}</a></li>')
+    if index_entries:
+        items = "".join(
+            f'<li><span class="term">{html.escape(term)}</span> '
+            + ", ".join(f'<a href="#{anchor}"><span class="handtf-page" data-target="{anchor}">000</span></a>' for anchor in anchors)
+            + "</li>" for term, anchors in index_entries)
+        body.append(f'<section class="handtf-chapter handtf-index" id="index" style="page: index">'
+                    f'<h1>{words["index"]}</h1><ul>{items}</ul></section>')
+        pages_css.append(f"@page index {{ @top-left {{ content: {css_string(words['index'])}; "
+                         "font: 9pt/1 \"Liberation Sans\", \"LXGW WenKai\"; color: #555; } }")
+        toc.append(f'<li class="part"><a href="#index"><span class="title">{words["index"]}</span>'
+                   f'{page_number("index")}</a></li>')
 
     site_title = site_title_of(home)
     title = site_title if solutions else f"{site_title} — {words['student_title']}"
     contents = (f'<section class="handtf-toc" id="contents" style="page: contents"><h1>{words["contents"]}</h1>'
                 f'<ol>{"".join(toc)}</ol></section>')
-    pages_css.append(f"@page contents {{ @top-left {{ content: {css_string(words['contents'])}; font: 9pt/1 sans-serif; color: #555; }} }}")
+    figures = [(figure["id"], figure.figcaption.find(class_="handtf-label").get_text(),
+                figure.figcaption.get_text(" ", strip=True).removeprefix(figure.figcaption.find(class_="handtf-label").get_text()).strip())
+               for *_, section in chapters for figure in section.select("figure.handtf-figure[id]") if figure.figcaption]
+    if figures:  # after the contents, on the contents' pages (their running header)
+        contents += (f'<section class="handtf-toc handtf-figures" id="figures" style="page: contents"><h1>{words["figures"]}</h1><ol>'
+                     + "".join(f'<li><a href="#{anchor}"><span class="title"><span class="handtf-num">{html.escape(label)}</span> '
+                               f'{html.escape(caption)}</span>{page_number(anchor)}</a></li>' for anchor, label, caption in figures)
+                     + "</ol></section>")
+    pages_css.append(f"@page contents {{ @top-left {{ content: {css_string(words['contents'])}; font: 9pt/1 \"Liberation Sans\", \"LXGW WenKai\"; color: #555; }} }}")
     return f"""<!doctype html>
 <html lang="{language}" dir="ltr"><head><meta charset="utf-8"><title>{html.escape(title)}</title>{styles}
 <style>{PRINT_CSS}{"".join(pages_css)}</style></head>
@@ -1013,7 +1242,68 @@ def set_metadata(pdf_path, metadata):
     with pikepdf.open(pdf_path, allow_overwriting_input=True) as pdf:
         for key, value in metadata.items():
             pdf.docinfo[key] = value
+        subset_whole_fonts(pdf)
         pdf.save(pdf_path, object_stream_mode=pikepdf.ObjectStreamMode.generate, compress_streams=True, recompress_flate=True)
+
+
+SHOWN = re.compile(rb"/([^\s/<>\[\]()]+)\s+[-\d.]+\s+Tf|<([0-9A-Fa-f]*)>\s*Tj")  # a font chosen, or glyphs shown
+
+
+def glyphs_shown(pdf):
+    """{(object, generation) of a font: the glyph ids the pages and their forms draw with it}.
+    Chromium shows text only as ``<hex> Tj`` in two-byte glyph ids (tests/pdf_books.py checks)."""
+    shown, seen = {}, set()
+
+    def read(resources, content):
+        fonts = {str(name).lstrip("/"): font for name, font in resources.get("/Font", {}).items()}
+        font = None
+        for name, ids in SHOWN.findall(content):
+            if name:
+                font = fonts.get(name.decode())
+            elif font is not None:
+                shown.setdefault(font.objgen, set()).update(int(ids[i : i + 4], 16) for i in range(0, len(ids), 4))
+        for form in resources.get("/XObject", {}).values():
+            if form.get("/Subtype") == "/Form" and form.objgen not in seen:
+                seen.add(form.objgen)
+                read(form.get("/Resources", {}), form.read_bytes())
+
+    for page in pdf.pages:
+        read(page.obj.get("/Resources", {}), b"\n".join(c.read_bytes() for c in page.obj.Contents.wrap_in_array()) if "/Contents" in page.obj else b"")
+    return shown
+
+
+def subset_whole_fonts(pdf):
+    """Keep only the glyphs drawn of a font Chromium embedded whole. Its subsetter (HarfBuzz's)
+    gives up on the face most of the Chinese book is set in, and the 15 MB file would go in whole.
+    The glyphs keep their ids (fontTools' ``retain_gids``), so the text and its widths are unchanged."""
+    import io
+
+    import pikepdf
+    from fontTools import subset
+    from fontTools.ttLib import TTFont
+
+    shown = None
+    for font in pdf.objects:
+        if not isinstance(font, pikepdf.Dictionary) or font.get("/Subtype") != "/Type0" or font.get("/Encoding") != "/Identity-H":
+            continue
+        descendant = font.DescendantFonts[0]
+        file = descendant.get("/FontDescriptor", {}).get("/FontFile2")
+        if file is None or descendant.get("/CIDToGIDMap") != "/Identity" or len(file.read_raw_bytes()) < 2**20:
+            continue
+        face = TTFont(io.BytesIO(file.read_bytes()))
+        shown = glyphs_shown(pdf) if shown is None else shown
+        gids = shown.get(font.objgen, set())
+        if len(gids) * 2 > face["maxp"].numGlyphs:
+            continue  # most of it is drawn: nothing to gain
+        options = subset.Options(retain_gids=True, notdef_outline=True, layout_features=[], name_IDs=["*"],
+                                 drop_tables=["BASE", "GSUB", "GPOS", "GDEF", "vhea", "vmtx", "DSIG"])
+        subsetter = subset.Subsetter(options)
+        subsetter.populate(gids=sorted(gids | {0}))
+        subsetter.subset(face)
+        out = io.BytesIO()
+        face.save(out)
+        file.write(out.getvalue())
+        file.Length1 = len(out.getvalue())  # the font's own length, which a TrueType font file states
 
 
 def anchor_pages(pdf_path):
@@ -1099,14 +1389,16 @@ def in_processes(jobs):
 
 
 @contextlib.contextmanager
-def _chromium():
+def _chromium(extra_font_dirs=()):
+    """Debian's Chromium, with only the book's fonts (``font_config``; and ``extra_font_dirs``)."""
     from playwright.sync_api import sync_playwright
 
     executable = shutil.which("chromium") or shutil.which("chromium-browser")
     if not executable:
-        raise SystemExit("build_pdf.py: no Chromium found (apt-get install chromium fonts-noto-cjk)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"])
+        raise SystemExit("build_pdf.py: no Chromium found (apt-get install chromium)")
+    with tempfile.TemporaryDirectory(prefix="handtf-fonts-") as fonts, sync_playwright() as playwright:
+        env = {**os.environ, "FONTCONFIG_FILE": str(font_config(fonts, extra_font_dirs))}
+        browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"], env=env)
         try:
             yield browser
         finally:

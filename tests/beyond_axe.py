@@ -60,7 +60,7 @@ PROPER_NAMES = ["Material for MkDocs"]  # names, in any language (WCAG 3.1.2 exe
 
 # Whether the focused element ``el`` is under a fixed element, the header or the back-to-top button
 # (Material's ``.md-top``, shown below the header while the reader scrolls up): one of them is drawn
-# over part of it, and it would fit below the header (a taller one: when none of it shows below).
+# over part of it, and it would fit below that cover (a taller one: when none of it shows below).
 # A hidden back-to-top button lets clicks through (``pointer-events: none``), so it covers nothing.
 UNDER_HEADER = r"""(el) => {
   const header = document.querySelector(".md-header");
@@ -68,7 +68,8 @@ UNDER_HEADER = r"""(el) => {
   for (const cover of document.querySelectorAll(".md-header, .md-top")) {
     const c = cover.getBoundingClientRect();
     if (cover.contains(el) || r.right <= Math.max(0, c.left) || r.left >= Math.min(innerWidth, c.right) || r.top >= c.bottom - 0.5 || r.bottom <= c.top) continue;
-    if (r.height > innerHeight - h.bottom && r.bottom > c.bottom + 0.5) continue;
+    // taller than the room below the cover: hidden only when none of it shows below
+    if (r.height > innerHeight - Math.max(h.bottom, c.bottom) && r.bottom > c.bottom + 0.5) continue;
     const x = (Math.max(r.left, c.left, 0) + Math.min(r.right, c.right, innerWidth)) / 2;
     const y = (Math.max(r.top, c.top) + Math.min(r.bottom, c.bottom)) / 2;
     const top = document.elementFromPoint(Math.min(Math.max(x, 0), innerWidth - 1), y);

@@ -2,7 +2,7 @@
 
 The port's modules (``docs/assets/javascripts/*.js``) are copied to a temporary
 folder beside the model modules the site's hook writes (``handtf-model.js``,
-``induction-model.js``), and a script that imports them runs in node. Its
+``induction-model.js``, ``adder-model.js``), and a script that imports them runs in node. Its
 answer is the JSON it prints.
 """
 
@@ -30,17 +30,19 @@ def port_folder():
     hook = load_hook()
     (folder / "handtf-model.js").write_text(hook.module_source(), encoding="utf-8")
     (folder / "induction-model.js").write_text(hook.induction_module_source(), encoding="utf-8")
+    (folder / "adder-model.js").write_text(hook.adder_module_source(), encoding="utf-8")
     return folder
 
 
 def run_node(folder, body, data=None):
     """Run ``body`` (an async function body that may use ``H``, the port, ``I``, the induction port,
-    ``P``, the playground, and ``data``) in node; return the value it returns, through JSON."""
+    ``P``, the playground, ``A``, the adder's widget, and ``data``) in node; return the value it returns, through JSON."""
     script = (
         'import "./no-page.js";\n'
         'import * as H from "./handtf.js";\n'
         'import * as I from "./induction.js";\n'
         'import * as P from "./playground.js";\n'
+        'import * as A from "./adder.js";\n'
         'import { readFileSync } from "node:fs";\n'
         'const data = JSON.parse(readFileSync(0, "utf8"));\n'
         f"const result = await (async () => {{ {body} }})();\n"

@@ -7,6 +7,8 @@ number, ``folio``) and how many characters it draws as glyph 0 (``glyph_zero``);
 ``OUT/handtf-LANGUAGE.images.json``, the images drawn on paper, and
 ``OUT/handtf-LANGUAGE.fonts.json``, the fonts of bold words and of the text.
 tests/test_pdf.py's session fixture ``pdfs`` runs it in a process of its own.
+``python tests/pdf_books.py --sample OUT`` prints a sample page with only the book's
+fonts and with every other font of the machine too (``print_sample``).
 """
 
 import concurrent.futures
@@ -142,5 +144,29 @@ def main(site, out):
             printing.result()
 
 
+SAMPLE = """<!doctype html><html lang="{language}"><head><meta charset="utf-8"><style>{css}</style></head>
+<body lang="{language}"><div class="md-typeset"><h1>Attention 注意力</h1>
+<p>The soft lookup, <strong>bold words</strong>, <em>emphasis</em>: 注意力权重，<strong>加粗</strong>。 → ↪ ✓ × ≈ ‖ “quoted” 「引」</p>
+<pre><code>&gt;&gt;&gt; softmax(x).round(3).tolist()  # 每一行的和是 1
+[0.155, 0.422, 0.422]</code></pre></div></body></html>"""
+
+
+def print_sample(out):
+    """``OUT/named-LANGUAGE.pdf``: ``SAMPLE`` printed with only the book's fonts; ``OUT/extra-LANGUAGE.pdf``:
+    with every font of this machine present too (tests/test_pdf.py compares them)."""
+    books = build_pdf()
+    extra = [folder for folder in ("/usr/share/fonts", "/usr/local/share/fonts") if Path(folder).is_dir()]
+    for name, folders in (("named", ()), ("extra", extra)):
+        with books._chromium(extra_font_dirs=folders) as browser:
+            page = browser.new_page()
+            for language in books.LANGUAGES:
+                page.set_content(SAMPLE.format(language=language, css=books.PRINT_CSS))
+                page.pdf(path=str(Path(out) / f"{name}-{language}.pdf"))
+            page.close()
+
+
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    if sys.argv[1] == "--sample":
+        print_sample(sys.argv[2])
+    else:
+        main(*sys.argv[1:])

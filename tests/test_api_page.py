@@ -17,7 +17,7 @@ import re
 
 import pytest
 
-from pages import DOCS
+from pages import DOCS, ROOT
 
 API_PAGES = sorted(p.stem for p in DOCS.glob("api*.md") if not p.name.endswith(".zh.md"))
 PAGE_LIMIT = 300_000  # bytes of HTML per page: the site's page-weight standard
@@ -105,3 +105,45 @@ def test_an_old_api_anchor_still_lands_on_its_object(built_site, name, language)
         assert found[2].endswith("." + anchor.rpartition(".")[2]), f"#{anchor} lands on #{found[2]}"
     ids = re.findall(r'\bid="([^"]+)"', page)
     assert len(ids) == len(set(ids)), f"ids given twice: {sorted({i for i in ids if ids.count(i) > 1})}"
+
+
+# ---- "Shown on": each function's pages, found from the pages' listings at build time (issue 49)
+
+
+def site_hooks():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("site_hooks_for_test", ROOT / "hooks" / "site_hooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_section_of_the_package_is_shown_on_a_page():
+    """A ``--8<--`` section no page embeds is dead weight: it is shown or removed."""
+    shown = {(path, name) for page in (ROOT / "docs").rglob("*.md")
+             for path, name in re.findall(r'--8<-- "(handtf/[\w/]+\.py):(\w+)"', page.read_text(encoding="utf-8"))}
+    defined = {(path.relative_to(ROOT).as_posix(), name) for path in (ROOT / "handtf").rglob("*.py")
+               for name in re.findall(r"# --8<-- \[start:(\w+)\]", path.read_text(encoding="utf-8"))}
+    assert sorted(defined - shown) == []
+
+
+def test_the_shown_on_lists_come_from_the_pages():
+    hooks = site_hooks()
+    english, chinese = hooks.shown_on(ROOT / "docs"), hooks.shown_on(ROOT / "docs", zh=True)
+    # complete's listing is embedded by the completing page and the whole model (both twins)
+    assert [page for page, _ in english["handtf.model.inference.complete"]] == ["completing.md", "whole-model.md"]
+    assert [page for page, _ in chinese["handtf.model.inference.complete"]] == ["completing.zh.md", "whole-model.zh.md"]
+    heading = '<h2 id="handtf.model.inference.complete" class="doc doc-heading">complete</h2>'
+    added = hooks._shown_on(heading, english, zh=False)
+    assert added == heading + ('<p class="handtf-shown-on">Shown on: <a href="../completing/">Completing and measuring</a>, '
+                               '<a href="../whole-model/">The whole model</a></p>')
+    assert "出现在：" in hooks._shown_on(heading, chinese, zh=True)
+    assert hooks._shown_on('<h2 id="handtf.model.inference.explain">explain</h2>', english, zh=False).count("<p") == 0
+
+
+@pytest.mark.parametrize("language", ["", "zh/"])
+def test_the_built_api_page_says_where_each_function_is_shown(built_site, language):
+    page = (built_site / language / "api" / "index.html").read_text(encoding="utf-8")
+    found = re.search(r'id="handtf\.model\.inference\.complete".*?</h\d>(<p class="handtf-shown-on">.*?</p>)', page, re.S)
+    assert found and 'href="../completing/"' in found[1] and 'href="../whole-model/"' in found[1], language

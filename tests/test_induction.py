@@ -212,7 +212,7 @@ def test_the_training_claims_hold_with_and_without_avx512():
 def test_hand_set_weights_have_zero_loss_on_the_training_task():
     """What train_induction aims at: the hand-set model already has loss 0 there, so a trained model can reach it."""
     from handtf import loss_and_grads
-    from handtf.patterns.induction import induction_targets
+    from handtf.training.induction import induction_targets
 
     ids = np.random.default_rng(0).integers(0, 3, size=(64, 8))
     loss, _ = loss_and_grads(induction_head("abc", 8).weights, ids, induction_targets(ids))

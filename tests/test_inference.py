@@ -127,9 +127,8 @@ def test_trace_with_a_small_lg_blurs_attention():
 @pytest.mark.parametrize(
     "model, error, message",
     [
-        (None, TypeError, "model must be a dict like build_model\\(\\)'s, got NoneType"),
+        (None, TypeError, r"model must be HAND_MADE, compile_pattern\(...\), induction_head\(...\), adder\(...\) or a weight dict like build_model\(\)'s, got None"),
         ({"wte": MODEL["wte"], "blocks": MODEL["blocks"]}, ValueError, r"keys 'wte', 'wpe' and 'blocks'.*got one without 'wpe'"),
-        ({**MODEL, "blocks": MODEL["blocks"] * 2}, ValueError, "exactly one block, got 2 blocks"),
         ({**MODEL, "wpe": MODEL["wpe"][:3]}, ValueError, r"a sequence must hold 1 to 3 tokens \(the context length\), got 5"),
         ({**MODEL, "wte": np.ones((2, 7))}, ValueError, r"wte and wpe must have shapes"),
         (

@@ -515,7 +515,7 @@ def test_the_line_check_would_catch_a_line_only_one_model_runs(runs):
 
 # ---- one interface for every model: no dispatch on the model's kind past the boundary
 
-MODEL_KINDS = {"CompiledPattern", "HandMade", "InductionHead"}
+MODEL_KINDS = {"CompiledPattern", "HandMade", "InductionHead", "Adder", "Model"}
 
 
 def kind_tests(sources):
@@ -531,10 +531,13 @@ def kind_tests(sources):
 
 
 def test_only_the_boundary_asks_which_kind_of_model_it_has():
-    """The hand-made model and compiled patterns run the same code: only a reader at the boundary tells them apart."""
-    found = kind_tests(package_sources())
-    assert found, "the scan finds nothing, so it checks nothing"
-    assert [name for name in found if not name.rpartition(".")[2].startswith(("check_", "read_"))] == []
+    """Every model runs the same code: one reader at the boundary, read_model, is the one place that reads a model's kind."""
+    sources = package_sources()
+    assert kind_tests(sources) <= {"model.interface.read_model"}
+    # read_model asks isinstance(model, kind), kind one of the four or Model: the only place any kind is asked for
+    asks = {f"{module}.{function.name}" for module, text in sources.items() for function in ast.walk(ast.parse(text))
+            if isinstance(function, ast.FunctionDef) and any(is_call_to(n, {"read_model"}) for n in ast.walk(function))}
+    assert "model.inference.check_context_window" in asks and "patterns.addition.check_model" in asks
 
 
 def test_the_kind_scan_would_catch_the_old_dispatch():

@@ -278,3 +278,41 @@ def test_the_command_line_takes_the_package_step_limit():
     done = cli("train", "--steps", "2000000")
     assert done.returncode == 2
     assert "steps must be at most 1,000,000 (MAX_STEPS" in done.stderr
+
+
+# ---- one tree walk (issue 49): handtf.trees' paths and tree_map, which everything else is built on
+
+
+def walkers(sources):
+    """``module.function`` of every function of the package that calls itself: a walk of a nested tree."""
+    import ast
+
+    found = set()
+    for module, text in sources.items():
+        for function in ast.walk(ast.parse(text)):
+            if isinstance(function, ast.FunctionDef) and any(
+                    isinstance(n, ast.Call) and getattr(n.func, "id", None) == function.name for n in ast.walk(function)):
+                found.add(f"{module}.{function.name}")
+    return found
+
+
+def test_at_most_two_functions_walk_a_tree():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent / "handtf"
+    sources = {".".join(p.relative_to(root).with_suffix("").parts): p.read_text(encoding="utf-8") for p in root.rglob("*.py")}
+    assert walkers(sources) == {"trees.paths", "trees.tree_map"}
+    old_read_only = "def read_only(tree):\n    if isinstance(tree, dict):\n        return {k: read_only(v) for k, v in tree.items()}\n"
+    assert walkers({"trees": old_read_only}) == {"trees.read_only"}  # not vacuous: 1.0's read_only was a walk of its own
+
+
+def test_tree_map_refuses_trees_of_different_layouts():
+    import pytest
+
+    from handtf.trees import tree_map
+
+    with pytest.raises(ValueError, match=r"a list of 3 items and one of 2 at the top"):
+        tree_map(lambda x, y: x + y, [1, 2, 3], [10, 20])
+    with pytest.raises(ValueError, match=r"keys \['a', 'b'\] and a dict with keys \['a'\] at \['w'\]"):
+        tree_map(lambda x, y: x, {"w": {"a": 1, "b": 2}}, {"w": {"a": 1}})
+    assert tree_map(lambda x, y: x + y, {"w": [1, 2]}, {"w": [10, 20]}) == {"w": [11, 22]}

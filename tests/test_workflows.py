@@ -69,8 +69,27 @@ def test_every_push_and_pull_request_runs_the_readme_tests_under_ci():
     (test_step,) = [step for step in steps(job) if TEST_COMMAND in step.get("run", "")]
     assert test_step["env"]["CI"] == "true", "under CI a missing browser or pdftotext fails instead of skipping"
     installs = " ".join(runs(job)[: steps(job).index(test_step)])
-    for tool in ("chromium", "fonts-wqy-microhei", "fonts-noto-cjk", "poppler-utils"):
+    for tool in ("chromium", "fonts-wqy-microhei", "fonts-noto-cjk", "poppler-utils", *BOOK_FONTS):
         assert tool in installs, f"{tool} must be installed before the tests (README, 'Run the tests')"
+
+
+BOOK_FONTS = ("fonts-liberation", "fonts-dejavu-core", "fonts-lxgw-wenkai")  # scripts/build_pdf.py's PRINT_FONTS
+
+
+def test_the_books_fonts_are_installed_everywhere_they_print():
+    """The faces the books are set in (and only those: build_pdf.font_config) are installed by
+    README's apt line, .ci/run, the test workflow and the deploy, which prints the books."""
+    text = (ROOT / "scripts" / "build_pdf.py").read_text(encoding="utf-8")
+    named = set(re.findall(r'^    "(fonts-[a-z0-9-]+)": \[', text, re.MULTILINE))
+    assert named == set(BOOK_FONTS), named
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    apt = re.search(r"`apt-get install ([^`]+)`", readme)[1].split()
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    deploy = " ".join(" ".join(runs(job)) for job in workflow("deploy.yml")["jobs"].values() if "steps" in job)
+    for package in BOOK_FONTS:
+        assert package in apt, f"README's apt-get line does not install {package}"
+        assert package in ci, f".ci/run does not install {package}"
+        assert package in deploy, f"the deploy, which prints the books, does not install {package}"
 
 
 def test_pip_downloads_are_cached_on_the_pins():

@@ -43,7 +43,6 @@ def gelu(x):
 
 
 @checked(forward=gelu)
-# --8<-- [start:gelu_backward]
 # [...], [...] -> [...]
 def gelu_backward(dout, x):
     """The derivative of the tanh GELU,
@@ -57,7 +56,6 @@ def gelu_backward(dout, x):
     t = np.tanh(c * (x_c + 0.044715 * (x_c * x_c * x_c)))  # [...], as in gelu
     dt = (1 - t**2) * c * (1 + 3 * 0.044715 * x_c**2)  # [...], the slope of t
     return dout * (0.5 * (1 + t) + 0.5 * x * dt)  # [...]
-# --8<-- [end:gelu_backward]
 
 
 @checked(x=check_array)
@@ -74,7 +72,6 @@ def relu(x):
 
 
 @checked(forward=relu)
-# --8<-- [start:relu_backward]
 # [...], [...] -> [...]
 def relu_backward(dout, x):
     """``max(0, x)`` passes the gradient where ``x > 0``, stops it elsewhere.
@@ -83,7 +80,6 @@ def relu_backward(dout, x):
     array([0., 5.])
     """
     return dout * (x > 0)  # [...]
-# --8<-- [end:relu_backward]
 
 
 ACTIVATION_BACKWARD = MappingProxyType({gelu: gelu_backward, relu: relu_backward})  # what ffn_backward may call

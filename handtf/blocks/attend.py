@@ -167,7 +167,6 @@ def attend_heads(q, k, v, n_head, mask=None):
 
 
 @checked(forward=attend_heads)
-# --8<-- [start:attend_heads_backward]
 # [..., n_q, d_v], [..., n_q, d], [..., n_k, d], [..., n_k, d_v], n_head,
 #   [n_q, n_k] -> dq, dk, dv
 def attend_heads_backward(dout, q, k, v, n_head, mask=None):
@@ -185,7 +184,6 @@ def attend_heads_backward(dout, q, k, v, n_head, mask=None):
     heads = (split_heads(a, n_head) for a in (dout, q, k, v))
     # 3 of [..., n_seq, d]
     return tuple(merge_heads(g) for g in attention_backward(*heads, mask))
-# --8<-- [end:attend_heads_backward]
 
 
 @checked
@@ -215,7 +213,6 @@ def multi_head_attention(x, memory, c_q, c_k, c_v, c_proj, n_head, mask=None):
 
 
 @checked(forward=multi_head_attention)
-# --8<-- [start:multi_head_attention_backward]
 # [..., n_q, n_embd], [..., n_q, n_embd], [..., n_k, n_mem]
 #   -> [..., n_q, n_embd], [..., n_k, n_mem], {"c_q": ..., ...}
 def multi_head_attention_backward(dout, x, memory, c_q, c_k, c_v, c_proj,
@@ -238,7 +235,6 @@ def multi_head_attention_backward(dout, x, memory, c_q, c_k, c_v, c_proj,
     dmem_v, g_v = linear_backward(dv, memory, **c_v)  # [..., n_k, n_mem]
     grads = {"c_q": g_q, "c_k": g_k, "c_v": g_v, "c_proj": g_proj}
     return dx, dmem_k + dmem_v, grads
-# --8<-- [end:multi_head_attention_backward]
 
 
 # The boundary (see handtf.checks): what each function above accepts.

@@ -32,7 +32,6 @@ def linear(x, w, b):
 
 
 @checked(forward=linear)
-# --8<-- [start:linear_backward]
 # [..., n_out], [..., n_in], [n_in, n_out], [n_out]
 #   -> [..., n_in], {"w": [n_in, n_out], "b": [n_out]}
 def linear_backward(dout, x, w, b):
@@ -48,7 +47,6 @@ def linear_backward(dout, x, w, b):
     rows_x = x.reshape(-1, x.shape[-1])  # [rows, n_in]
     rows_d = dout.reshape(-1, dout.shape[-1])  # [rows, n_out]
     return dout @ w.T, {"w": rows_x.T @ rows_d, "b": rows_d.sum(axis=0)}
-# --8<-- [end:linear_backward]
 
 
 @checked
@@ -85,7 +83,6 @@ def layer_norm(x, g, b, eps=1e-5):
 
 
 @checked(forward=layer_norm)
-# --8<-- [start:layer_norm_backward]
 # [..., n], [..., n], [n], [n] -> [..., n], {"g": [n], "b": [n]}
 def layer_norm_backward(dout, x, g, b, eps=1e-5):
     """Layer norm backwards. With ``x̂ = (x - mean) / std`` and
@@ -115,7 +112,6 @@ def layer_norm_backward(dout, x, g, b, eps=1e-5):
     rows = lambda a: a.reshape(-1, a.shape[-1])  # noqa: E731  [rows, n]
     return dx, {"g": np.sum(rows(dout * x_hat), axis=0),
                 "b": np.sum(rows(dout), axis=0)}
-# --8<-- [end:layer_norm_backward]
 
 
 @checked
@@ -146,7 +142,6 @@ def ffn(x, c_fc, c_proj, activation=gelu):
 
 
 @checked
-# --8<-- [start:ffn_backward]
 # [..., n_embd], [..., n_embd] -> [..., n_embd], {"c_fc": ..., "c_proj": ...}
 def ffn_backward(dout, x, c_fc, c_proj, activation=gelu):
     """The feed-forward network backwards: through ``c_proj``, the activation,
@@ -166,11 +161,9 @@ def ffn_backward(dout, x, c_fc, c_proj, activation=gelu):
     dhidden = ACTIVATION_BACKWARD[activation](dact, hidden)  # [..., n_hidden]
     dx, g_fc = linear_backward(dhidden, x, **c_fc)  # [..., n_embd]
     return dx, {"c_fc": g_fc, "c_proj": g_proj}
-# --8<-- [end:ffn_backward]
 
 
 @checked
-# --8<-- [start:embedding_backward]
 # [..., n_seq, n_embd], [..., n_seq], n_vocab -> [n_vocab, n_embd]
 def embedding_backward(dout, tokens, n_vocab):
     """``wte[tokens]`` backwards: each row of ``dout`` is added to the row of
@@ -188,7 +181,6 @@ def embedding_backward(dout, tokens, n_vocab):
     dwte = np.zeros((n_vocab, dout.shape[-1]), dtype=dout.dtype)
     np.add.at(dwte, tokens.reshape(-1), dout.reshape(-1, dout.shape[-1]))
     return dwte
-# --8<-- [end:embedding_backward]
 
 
 # The boundary (see handtf.checks): what each function above accepts.

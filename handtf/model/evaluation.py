@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..checks import check_ids, check_int_range, checked, read_array
-from ..patterns.compiler import check_pattern, context_needed
-from .inference import HAND_MADE, PATTERN, read_model
+from .interface import HAND_MADE, PATTERN, read_model
+from .task import context_needed, read_pattern
 from .transformer import gpt
 from .tokenizer import tokenize
 
@@ -120,7 +120,7 @@ def valid_contexts(max_len, pattern=PATTERN):
 
     A substring starts in one of three phases (``aab``, ``aba``, ``baa``). For
     another pattern the lengths start at the ``k`` it needs
-    (:func:`handtf.patterns.compiler.context_needed`), and there is one
+    (:func:`handtf.model.task.context_needed`), and there is one
     phase per character of its shortest period.
 
     >>> valid_contexts(3)[:3]
@@ -204,8 +204,17 @@ def check_next_token_logits(token_ids, context_lengths, model):
     return {"token_ids": tokens, "context_lengths": lengths.astype(np.int64), "model": model}
 
 
-def check_evaluate(text, model):
+def pattern_model(model, name):
+    """A model that continues a pattern (``pattern`` is not None): what ``name`` measures."""
     model = read_model(model)
+    if model.pattern is None:
+        raise TypeError(f"{name} measures a model that continues a pattern (HAND_MADE, a weight dict, compile_pattern(...)); "
+                        f"a {type(model).__name__} continues none")
+    return model
+
+
+def check_evaluate(text, model):
+    model = pattern_model(model, "evaluate")
     n, least = len(tokenize(text, model.chars)), context_needed(model.pattern) + 2
     if n < least:
         raise ValueError(f"text must have at least {least} characters to score one prediction, got {n}")
@@ -213,14 +222,14 @@ def check_evaluate(text, model):
 
 
 def check_valid_contexts(max_len, pattern):
-    _, pattern = check_pattern(pattern)
+    pattern = read_pattern(pattern)
     why = " (MAX_LEN_LISTED: valid_contexts's strings take memory that grows with max_len squared)"
     return {"max_len": check_int_range("max_len", max_len, context_needed(pattern), MAX_LEN_LISTED, why, SHORTEST), "pattern": pattern}
 
 
 def check_verify(max_len, model, pattern):
-    model = read_model(model)
-    _, pattern = check_pattern(model.pattern if pattern is None else pattern)
+    model = read_model(model) if pattern is not None else pattern_model(model, "verify without a pattern")
+    pattern = read_pattern(model.pattern if pattern is None else pattern)
     extra = sorted(set(pattern) - set(model.chars))
     if extra:
         raise ValueError(

@@ -4,45 +4,32 @@ The model has ``N_CTX = 5`` positions, so it only ever sees the **last five
 tokens** of a context; anything earlier is dropped before the forward pass
 (as in the tutorial). For ``(aab)*`` two tokens are enough to decide.
 
-Every function runs a model the same way, ``gpt(tokens, **model.weights,
-n_head=model.n_head)``, reading its alphabet (``model.chars``), context
-(``model.n_ctx``) and pattern from it: the hand-made model (``HAND_MADE``, or
+Every function runs any model (:class:`handtf.model.interface.Model`) the
+same way, ``gpt(tokens, **model.weights, n_head=model.n_head)``, reading its
+alphabet (``model.chars``), context (``model.n_ctx``) and the fewest tokens it
+needs (``model.min_context``) from it: the hand-made model (``HAND_MADE``, or
 any weights of its layout, such as ``MODEL`` or ``train``'s, which the
-boundary wraps in a :class:`HandMade`) and a compiled pattern
-(:func:`handtf.compile_pattern`) alike.
+boundary wraps in a ``HandMade``), a compiled pattern, an induction head and
+the adder alike.
 
->>> HAND_MADE.chars, HAND_MADE.n_ctx, HAND_MADE.n_head, HAND_MADE.pattern
-(('a', 'b'), 5, 1, 'aab')
+>>> from handtf import adder, induction_head
+>>> complete(adder(3).prompt(123, 456), 4, model=adder(3))
+'321+654=9750'
+>>> predict("abcab", model=induction_head())
+'c'
 """
-
-from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ..blocks.activations import softmax
 from ..checks import check_int_range, checked
-from ..patterns.compiler import CompiledPattern, last_characters, verb
+from .interface import HAND_MADE, PATTERN, HandMade, Model, read_model  # noqa: F401 (HandMade, Model: importable from here too)
+from .task import last_characters, verb
 from .decoding import gpt_step, greedy_search
 from .transformer import gpt
-from .tokenizer import CHARS, allowed, tokenize, untok
-from .weights import MODEL, N_CTX, check_finite_model
+from .tokenizer import allowed, tokenize, untok
 
 MAX_NEW_TOKENS = 1_000_000  # complete's upper bound: each token costs the same, about 0.1-0.2 ms
-PATTERN = "aab"  # the hand-made model's pattern
-
-
-@dataclass(frozen=True)
-class HandMade:
-    """Weights of the hand-made model's layout, with what running them needs: a compiled pattern's interface."""
-
-    weights: dict  # GPT-2's layout: wte, wpe, blocks[0] with attn only
-    n_head: int = 1
-    chars: tuple = CHARS  # token id = index
-    n_ctx: int = N_CTX  # the model sees the last n_ctx tokens
-    pattern: str = PATTERN  # the pattern whose repetition it continues
-
-
-HAND_MADE = HandMade(MODEL)  # the tutorial's model
 
 
 @checked
@@ -162,19 +149,6 @@ def format_explanation(rows, chars=("a", "b")):
 # The boundary (see handtf.checks): what each function above accepts.
 
 
-def read_model(model):
-    """A model as the functions that run one take it: a :class:`HandMade` or a compiled pattern.
-
-    Weights of the hand-made model's layout (a dict as :func:`handtf.build_model`
-    makes it) are checked and wrapped, once, here at the boundary.
-    """
-    if isinstance(model, CompiledPattern):
-        return model
-    if isinstance(model, HandMade):
-        return replace(model, weights=check_finite_model(model.weights))
-    return HandMade(check_finite_model(model))
-
-
 def check_context_window(context, model):
     model = read_model(model)
     chars = model.chars
@@ -183,11 +157,10 @@ def check_context_window(context, model):
     n = len(tokenize(context, chars))
     if not n:
         raise ValueError(f"context is empty; the model needs at least one token ({allowed(chars).replace(' and ', ' or ')})")
-    if isinstance(model, CompiledPattern) and n < model.k:
-        raise ValueError(
-            f"context {context!r} is too short: {last_characters(model.k)} of ({model.pattern})* {verb(model.k, 'decide')} the next, "
-            f"got {n}"
-        )
+    if n < model.min_context:
+        k, whose = model.min_context, f"of ({model.pattern})* " if model.pattern else ""
+        raise ValueError(f"context {context!r} is too short: {last_characters(k)} {whose}{verb(k, 'decide')} the next "
+                         f"(the model's min_context), got {n}")
     return {"model": model}
 
 

@@ -7,7 +7,8 @@ figure draws is the one the forward pass computed, not a copy of its steps.
 ``STEPS`` says which variable of which function each field of a trace is. The
 hand-made model and a compiled pattern run the same functions, so they have
 one kind of trace; the fields of a feed-forward network are ``None`` in a
-model without one.
+model without one, and a model of several blocks (the induction head) has a
+layer axis in front of every field of a block.
 """
 
 from dataclasses import dataclass, fields
@@ -18,15 +19,17 @@ import numpy as np
 from ..blocks.activations import softmax
 from ..blocks.attend import attention_weights
 from ..checks import checked
-from .inference import HAND_MADE, HandMade, check_context_window, context_window
+from ..trees import ByValue
+from .inference import HAND_MADE, check_context_window, context_window
+from .interface import read_model
 from ..blocks.layers import ffn
-from .transformer import causal_self_attention, check_model, gpt, transformer_block
+from .transformer import causal_self_attention, gpt, transformer_block
 from .recording import Recorder
 from .tokenizer import untok
 
 
-@dataclass(frozen=True)
-class Trace:
+@dataclass(frozen=True, eq=False)
+class Trace(ByValue):
     """The intermediates of one forward pass over ``context`` (the window the model sees)."""
 
     context: str  # the tokens the model saw, as text
@@ -101,7 +104,6 @@ STEPS = MappingProxyType(STEPS)  # a read-only table
 
 
 @checked
-# --8<-- [start:trace]
 def trace(context, model=HAND_MADE):
     """Run the model on ``context`` (its last ``N_CTX`` tokens) and keep every
     step.
@@ -117,11 +119,13 @@ def trace(context, model=HAND_MADE):
     with Recorder(*functions) as record:
         # [n_seq, n_vocab]
         logits = gpt(tokens, **model.weights, n_head=model.n_head)
-    kept = {name: record.arrays[function.__name__][variable][which]
-            if variable in record.arrays.get(function.__name__, {}) else None
+    n_layer = len(model.weights["blocks"])
+    # each field: the value it names, one per block (a layer axis if several)
+    kept = {name: per_layer(record.arrays.get(function.__name__, {}),
+                            variable, which, n_layer)
             for name, (function, variable, which) in STEPS.items()}
     if model.n_head == 1:  # one head: no head axis
-        kept |= {name: kept[name][0] for name in PER_HEAD}
+        kept |= {name: kept[name][..., 0, :, :] for name in PER_HEAD}
     if kept["hidden"] is None:  # no feed-forward network
         kept["attention_residual"] = None
     return Trace(
@@ -129,20 +133,30 @@ def trace(context, model=HAND_MADE):
         chars=model.chars, tokens=tokens, **kept, logits=logits,
         probs=softmax(logits),  # [n_seq, n_vocab]
     )
-# --8<-- [end:trace]
+
+
+def per_layer(arrays, variable, which, n_layer):
+    """Value ``which`` of each block's call of ``variable``, among a function's recorded ``arrays``.
+
+    ``gpt``'s variables (one call) are as kept; a block's have one value per
+    block, stacked on a layer axis in front when there are several blocks.
+    """
+    values = arrays.get(variable)
+    if values is None:
+        return None
+    if len(values) % n_layer:  # gpt's own: called once
+        return values[which]
+    per = len(values) // n_layer
+    chosen = [values[i * per : (i + 1) * per][which] for i in range(n_layer)]
+    return chosen[0] if n_layer == 1 else np.stack(chosen)
 
 
 # The boundary (see handtf.checks): what trace accepts.
 
 
 def check_trace(context, model):
-    if isinstance(model, dict):  # weights of the hand-made layout: followed over as many tokens as they have positions
-        n_seq, weights = len(context_window(context)), check_model(model)  # refuses an empty context, a non-token
-        if n_seq > weights["wpe"].shape[0]:
-            raise ValueError(f"a sequence must hold 1 to {weights['wpe'].shape[0]} tokens (the context length), got {n_seq}")
-        model = HandMade(weights)
-    else:
-        model = check_context_window(context, model)["model"]  # a context of its alphabet, at least k of a pattern's
-    if len(model.weights["blocks"]) != 1:
-        raise ValueError(f"trace follows a model with exactly one block, got {len(model.weights['blocks'])} blocks")
+    # weights of the hand-made layout are followed over the window the hand-made model sees
+    model = check_context_window(context, read_model(model, context=context))["model"]
+    if not model.weights["blocks"]:
+        raise ValueError("trace follows a model with at least one block, got 0 blocks")
     return {"model": model}

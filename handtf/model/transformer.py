@@ -68,7 +68,6 @@ def causal_self_attention(x, c_attn, c_proj, n_head=1, cache=None):
 
 
 @checked(forward=causal_self_attention)
-# --8<-- [start:causal_self_attention_backward]
 # [..., n_seq, n_embd], [..., n_seq, n_embd]
 #   -> [..., n_seq, n_embd], {"c_attn": ..., "c_proj": ...}
 def causal_self_attention_backward(dout, x, c_attn, c_proj, n_head=1):
@@ -88,7 +87,6 @@ def causal_self_attention_backward(dout, x, c_attn, c_proj, n_head=1):
     dqkv = np.concatenate([dq, dk, dv], axis=-1)  # [..., n_seq, 3*n_embd]
     dx, g_attn = linear_backward(dqkv, x, **c_attn)  # [..., n_seq, n_embd]
     return dx, {"c_attn": g_attn, "c_proj": g_proj}
-# --8<-- [end:causal_self_attention_backward]
 
 
 @checked

@@ -9,13 +9,13 @@ the logit margin of every digit written.
 
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ..checks import check_dtypes, check_int_range, check_seed, checked, type_name
 from ..model.weights import as_dtype
-from .addition import CHUNK, Adder, adder, check_model, check_n_digits, encode, forward, greedy_sums, read_number
+from .addition import CHUNK, adder, check_model, check_n_digits, encode, forward, greedy_sums, read_number
 
 
 MAX_COUNT = 10**6  # random pairs: a list of about 100 MB, minutes of checking (verify_adder's memory stays a CHUNK's)
@@ -98,7 +98,7 @@ def verify_pairs(model, a, b, what="", dtypes=(np.float32, np.float64)):
     names = [np.dtype(t).name for t in dtypes]
     correct, margins, failures = dict.fromkeys(names, 0), dict.fromkeys(names, math.inf), []
     for name in names:
-        cast = Adder(**(vars(model) | {"weights": as_dtype(model.weights, name)}))
+        cast = replace(model, weights=as_dtype(model.weights, name))
         for start in range(0, len(a), CHUNK):
             prompts, answers = encode(model, a[start : start + CHUNK], b[start : start + CHUNK])
             teacher = np.concatenate([prompts, answers[:, :-1]], axis=1)  # [batch, n_ctx]

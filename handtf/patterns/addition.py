@@ -52,7 +52,9 @@ from ..blocks.attend import attention_weights
 from ..checks import check_decimal, check_float_dtype, check_ids, check_int_range, check_real, check_seed, checked
 from ..model.decoding import gpt_step, greedy_search
 from ..model.transformer import gpt, transformer_block
+from ..model.interface import Model, read_model
 from ..model.weights import as_dtype
+from ..trees import ByValue
 from .compiler import GPT2_SMALL, LG
 
 CHARS = tuple("0123456789+=")  # token id = index: digit k is token k
@@ -66,8 +68,8 @@ MAX_DIGITS = (GPT2_SMALL["n_ctx"] - 2) // 3  # 3 n + 2 positions within GPT-2 sm
 CHUNK = 8192  # additions per batch in the checks: memory stays small whatever the total
 
 
-@dataclass(frozen=True)
-class Adder:
+@dataclass(frozen=True, eq=False)
+class Adder(Model):
     """A one-layer GPT-2 (two heads, a feed-forward network) that adds two ``n_digits``-digit numbers."""
 
     chars: tuple  # the vocabulary: the ten digits, "+" and "="
@@ -76,13 +78,20 @@ class Adder:
     weights: dict  # GPT-2's layout: wte, wpe, blocks[0] with attn and mlp
     embed_labels: tuple  # what each residual column holds
 
+    made_by = "from adder()"
+    pattern = None  # it adds, it continues no pattern
+
     @property
     def n_ctx(self):
         return self.weights["wpe"].shape[0]
 
-    @property
-    def n_embd(self):
-        return self.weights["wte"].shape[1]
+    def __post_init__(self):
+        """The fields agree: ``3 n_digits + 2`` positions (``dataclasses.replace(adder(5), n_digits=3)`` is refused)."""
+        super().__post_init__()
+        n_digits = check_n_digits(self.n_digits)
+        if self.n_ctx != 3 * n_digits + 2:
+            raise ValueError(f"Adder.n_digits = {n_digits} needs 3 * {n_digits} + 2 = {3 * n_digits + 2} positions, "
+                             f"got weights with {self.n_ctx} (wpe's rows); make the model with adder(n_digits)")
 
     def __repr__(self):
         return (f"Adder(n_digits={self.n_digits}: n_ctx={self.n_ctx}, n_embd={self.n_embd}, "
@@ -152,7 +161,7 @@ def adder(n_digits=10, dtype=np.float64):
 # --8<-- [start:embeddings]
 def embeddings(n_digits):
     """The tokens, one-hot, and the positions on a circle of n_digits + 1
-    steps: a_i, b_i and s_(i-1) share an angle."""
+    steps: a_i, b_i and the token s_i share an angle."""
     n_ctx, period = 3 * n_digits + 2, n_digits + 1
     wte = np.zeros((len(CHARS), N_EMBD))  # [n_vocab, n_embd]
     wte[:, : len(CHARS)] = np.eye(len(CHARS))  # token t -> column t
@@ -212,7 +221,7 @@ def digit_writer():
         up, flat = 2 * j - 2, 2 * j - 1
         fc_w[:, up], fc_b[up] = RAMP * reads_T, RAMP * (3 - 10 * j)
         fc_w[:, flat], fc_b[flat] = RAMP * reads_T, RAMP * (2 - 10 * j)
-        move = np.zeros(N_EMBD)  # step j moves LG from digit j - 1 to digit j
+        move = np.zeros(N_EMBD)  # step j: LG from digit (j - 1) mod 10 to j mod 10
         move[j % 10], move[(j - 1) % 10] = LG / RAMP, -LG / RAMP
         proj_w[up], proj_w[flat] = move, -move
     return {"c_fc": {"w": fc_w, "b": fc_b},
@@ -220,12 +229,10 @@ def digit_writer():
 # --8<-- [end:digit_writer]
 
 
-# --8<-- [start:forward]
 def forward(model, ids):
     """The logits ``[..., n_seq, n_vocab]`` of ``ids [..., n_seq]``:
     GPT-2's forward pass on whole sequences (decoding: ``gpt_step``)."""
     return gpt(ids, **model.weights, n_head=model.n_head)
-# --8<-- [end:forward]
 
 
 @checked
@@ -247,8 +254,8 @@ def encode(model, a, b):
     return prompts, digits(a + b, n + 1)
 
 
-@dataclass(frozen=True)
-class AdderStep:
+@dataclass(frozen=True, eq=False)
+class AdderStep(ByValue):
     """What the model computes while writing one digit of the sum (:func:`adder_steps`)."""
 
     position: int  # the position whose next token this is
@@ -310,8 +317,7 @@ check_column_heads = check_embeddings
 
 
 def check_model(model):
-    if not isinstance(model, Adder):
-        raise TypeError(f"model must be an Adder (from adder()), got {type(model).__name__}")
+    read_model(model, kind=Adder)
 
 
 def check_greedy_sums(model, prompts):

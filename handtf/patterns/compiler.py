@@ -28,7 +28,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..checks import MAX_TEXT, check_alphabet, check_count, check_float_dtype, check_int_range, checked, shown
+from ..checks import MAX_TEXT, check_alphabet, check_count, check_float_dtype, check_int_range, checked
+from ..model.task import MAX_PERIOD, check_text, context_needed, last_characters, shortest_period, verb  # noqa: F401 (the names the page had here)
+from ..model.interface import Model, read_model
 from ..model.weights import as_dtype
 from ..trees import read_only
 
@@ -38,8 +40,8 @@ GPT2_SMALL = read_only({"n_head": 12, "n_embd": 768, "n_hidden": 3072, "n_ctx": 
 MAX_CHARS = (GPT2_SMALL["n_embd"] - 1) // 2  # 383: a token and a slot column each, plus one position
 
 
-@dataclass(frozen=True)
-class CompiledPattern:
+@dataclass(frozen=True, eq=False)
+class CompiledPattern(Model):
     """A GPT-2 whose weights were compiled from ``pattern`` by :func:`compile_pattern`."""
 
     pattern: str  # the shortest period of the pattern asked for
@@ -51,9 +53,12 @@ class CompiledPattern:
     embed_labels: tuple  # what each of the n_embd columns holds
     hidden_labels: tuple  # each feed-forward unit's row of the table: "window→next"
 
+    made_by = "what compile_pattern returns"
+
     @property
-    def n_embd(self):
-        return self.weights["wte"].shape[1]
+    def min_context(self):
+        """The last ``k`` characters decide the next: a shorter context is refused."""
+        return self.k
 
     @property
     def d_head(self):
@@ -73,60 +78,6 @@ class CompiledPattern:
             f"CompiledPattern({_short(self.pattern)!r}: k={self.k}, "
             f"n_ctx={self.n_ctx}, n_head={self.n_head}, n_embd={self.n_embd}, n_hidden={len(self.hidden_labels)})"
         )
-
-
-def last_characters(k):
-    """``'the last 3 characters'``, or ``'the last character'`` for ``k = 1``: for messages."""
-    return "the last character" if k == 1 else f"the last {k} characters"
-
-
-def verb(k, plural):
-    """``plural`` (``'decide'``, ``'are'``) agreeing with :func:`last_characters` ``(k)``: ``'decides'``, ``'is'`` for ``k = 1``."""
-    return ({"are": "is"}.get(plural, plural + "s")) if k == 1 else plural
-
-
-@checked
-# --8<-- [start:shortest_period]
-def shortest_period(pattern):
-    """The shortest string whose repetition is ``pattern``:
-    ``"abab"`` -> ``"ab"``.
-
-    >>> shortest_period("abab"), shortest_period("aba"), shortest_period("aaa")
-    ('ab', 'aba', 'a')
-    """
-    n = len(pattern)
-    return next(pattern[:p] for p in range(1, n + 1)
-                if n % p == 0 and pattern[:p] * (n // p) == pattern)
-# --8<-- [end:shortest_period]
-
-
-@checked
-# --8<-- [start:context_needed]
-def context_needed(pattern):
-    """The smallest ``k`` such that the last ``k`` characters of
-    ``pattern``'s repetition decide the next.
-
-    Two phases of the repetition that look the same for their last ``L``
-    characters must be told apart by the one before: ``k`` is one more than
-    the longest past that two different phases share. Reading each phase's
-    past backwards, those are rotations of the reversed pattern, and the
-    longest shared start of two of them is found between neighbours in
-    sorted order.
-
-    >>> context_needed("aab"), context_needed("abc"), context_needed("aaab")
-    (2, 1, 3)
-    """
-    pattern = shortest_period(pattern)
-    n, backwards = len(pattern), pattern[::-1]
-    # each phase's past, newest first
-    pasts = sorted(backwards[i:] + backwards[:i] for i in range(n))
-    shared = [_common_start(a, b) for a, b in zip(pasts, pasts[1:])]
-    return 1 + max(shared, default=0)
-# --8<-- [end:context_needed]
-
-
-def _common_start(a, b):
-    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
 
 
 @checked
@@ -165,7 +116,6 @@ def compile_pattern(pattern, n_ctx=None, dtype=np.float64):
 
 
 @checked
-# --8<-- [start:phases]
 def phases(pattern, k):
     """Each phase of the repetition: its last ``k`` characters and the one
     that comes next.
@@ -175,7 +125,6 @@ def phases(pattern, k):
     """
     text = pattern * (k // len(pattern) + 2)
     return [(text[s : s + k], text[s + k]) for s in range(len(pattern))]
-# --8<-- [end:phases]
 
 
 class Layout:
@@ -343,35 +292,8 @@ def describe(model, max_rows=20):
     return "\n".join(lines)
 
 
-def check_text(name, pattern):
-    """A non-empty str (any characters) of at most :data:`~handtf.checks.MAX_TEXT`: what shortest_period accepts (linear in it)."""
-    if not isinstance(pattern, str):
-        raise TypeError(f"{name} must be a str, got {type(pattern).__name__}")
-    if not pattern:
-        raise ValueError("pattern is empty; give the characters to repeat, e.g. 'aab'")
-    if len(pattern) > MAX_TEXT:
-        raise ValueError(f"{name} must have at most {MAX_TEXT:,} characters (MAX_TEXT), got {len(pattern):,}")
-    return pattern
-
-
-def check_shortest_period(pattern):
-    check_text("pattern", pattern)
-
-
-MAX_PERIOD = GPT2_SMALL["n_hidden"]
-"""``context_needed`` sorts every phase's past, ``n**2`` characters for a period of ``n``: at most this period (3,072, as ``compile_pattern``)."""
-
-
-def check_context_needed(pattern):
-    period = len(shortest_period.__wrapped__(check_text("pattern", pattern)))
-    if period > MAX_PERIOD:
-        raise ValueError(f"pattern repeats every {period:,} characters; context_needed compares every two phases "
-                         f"({period:,}**2 characters) and takes a period of at most {MAX_PERIOD:,} (MAX_PERIOD, GPT-2 small's n_hidden)")
-
-
 def check_describe(model, max_rows):
-    if not isinstance(model, CompiledPattern):
-        raise TypeError(f"model must be a CompiledPattern (what compile_pattern returns), got {shown(model)}")
+    read_model(model, kind=CompiledPattern)
     return {"max_rows": check_count("max_rows", max_rows)}
 
 

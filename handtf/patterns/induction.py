@@ -41,20 +41,19 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..blocks.attend import attention_weights
-from ..checks import MAX_TEXT, type_name, check_alphabet, check_dtypes, check_float_dtype, check_int_range, check_positive, check_seed, check_steps, checked
+from ..checks import MAX_TEXT, check_alphabet, check_dtypes, check_float_dtype, check_int_range, checked
 from .compiler import GPT2_SMALL, LG
-from ..training.backprop import loss_and_grads
+from ..model.interface import Model, read_model
 from ..model.transformer import gpt
-from ..training.optimiser import adam_moments, adam_step
-from ..trees import leaves
+from ..trees import ByValue
 from ..model.weights import as_dtype
 
 MAX_SEQUENCES = 1_000_000  # the exhaustive check runs at most this many sequences (every length together)
 CHUNK = 8192  # sequences per batch in the check: memory stays small whatever the total
 
 
-@dataclass(frozen=True)
-class InductionHead:
+@dataclass(frozen=True, eq=False)
+class InductionHead(Model):
     """A two-layer, attention-only GPT-2 (one head per layer) that copies by content."""
 
     chars: tuple  # the alphabet: token id = index
@@ -63,9 +62,8 @@ class InductionHead:
     weights: dict  # GPT-2's layout: wte, wpe, blocks[0] and blocks[1] with attn only
     embed_labels: tuple  # what each residual column holds: "a", "a@1", "P0", ...
 
-    @property
-    def n_embd(self):
-        return self.weights["wte"].shape[1]
+    made_by = "from induction_head()"
+    pattern = None  # it copies, it continues no pattern
 
     def __repr__(self):
         return (f"InductionHead({''.join(self.chars)!r}: n_ctx={self.n_ctx}, n_embd={self.n_embd}, "
@@ -148,7 +146,6 @@ def induction_layer(v, n_ctx):
 
 
 @checked
-# --8<-- [start:induction_rule]
 def induction_rule(text):
     """The rule, in plain Python: for each position, the character that
     followed the most recent earlier occurrence of its character, or
@@ -162,7 +159,6 @@ def induction_rule(text):
         rule.append(text[last[c] + 1] if c in last else None)
         last[c] = i
     return rule
-# --8<-- [end:induction_rule]
 
 
 @checked
@@ -189,8 +185,8 @@ def induction_attention(model, text):
     return first.reshape(-1, len(ids), len(ids))[0], second.reshape(-1, len(ids), len(ids))[0], logits
 
 
-@dataclass(frozen=True)
-class InductionCheck:
+@dataclass(frozen=True, eq=False)
+class InductionCheck(ByValue):
     """Every sequence over the alphabet of length 1 to ``n_ctx``, every position the rule covers."""
 
     chars: tuple
@@ -277,57 +273,6 @@ def verify_induction(model=None, dtypes=(np.float32, np.float64)):
                           covered=covered, correct=correct, min_margin=margins, failures=tuple(failures))
 
 
-@dataclass(frozen=True)
-class InductionTraining:
-    """A model of the induction head's shape, trained from random weights (:func:`train_induction`)."""
-
-    model: InductionHead  # the trained weights, in the hand-set model's layout
-    losses: np.ndarray  # [steps] the batch loss before each step
-
-
-def induction_targets(ids):
-    """What a model should predict at each position of ``ids [batch, n]``: the rule's token where it
-    applies, else the current token (what the hand-set model predicts there, so its loss is 0)."""
-    expected = rule_targets(ids)  # [batch, n], -1 where not covered
-    return np.where(expected >= 0, expected, ids)
-
-
-@checked
-# --8<-- [start:train_induction]
-def train_induction(alphabet="abc", n_ctx=8, steps=1000, seed=0,
-                    batch=64, lr=0.01, std=0.3):
-    """Train a two-layer, attention-only GPT-2 of the hand-set shape from
-    random weights, with the package's backprop and Adam, on fresh random
-    sequences at every step.
-
-    >>> result = train_induction(steps=5, seed=0)
-    >>> result.losses.shape, result.model.n_embd
-    ((5,), 14)
-    """
-    v, chars = len(alphabet), tuple(alphabet)
-    d = 2 * v + n_ctx  # the hand-set model's n_embd
-    rng = np.random.default_rng(seed)
-    normal = lambda *shape: rng.normal(0, std, shape)  # noqa: E731
-    attn = lambda: {  # noqa: E731
-        "c_attn": {"w": normal(d, 3 * d), "b": np.zeros(3 * d)},
-        "c_proj": {"w": normal(d, d), "b": np.zeros(d)}}
-    weights = {"wte": normal(v, d), "wpe": normal(n_ctx, d),
-               "blocks": [{"attn": attn()}, {"attn": attn()}]}
-    params = leaves(weights)
-    moments = adam_moments(params)
-    losses = []
-    for step in range(1, steps + 1):
-        ids = rng.integers(0, v, size=(batch, n_ctx))  # [batch, n_ctx]
-        loss, grads = loss_and_grads(weights, ids, induction_targets(ids))
-        losses.append(loss)
-        adam_step(params, leaves(grads), moments, step, lr)
-    labels = induction_head(alphabet, n_ctx).embed_labels  # same columns
-    model = InductionHead(chars=chars, n_ctx=n_ctx, n_head=1,
-                          weights=weights, embed_labels=labels)
-    return InductionTraining(model=model, losses=np.array(losses))
-# --8<-- [end:train_induction]
-
-
 def sequence_count(v, n_ctx):
     """How many sequences the exhaustive check runs: ``v + v**2 + ... + v**n_ctx``."""
     return sum(v**length for length in range(1, n_ctx + 1))
@@ -346,15 +291,6 @@ def check_induction_head(alphabet, n_ctx, dtype):
                             f"must fit GPT-2 small's n_embd = {GPT2_SMALL['n_embd']})",
                             low_why=" (a repeat needs two positions)")
     return {"n_ctx": n_ctx, "dtype": check_float_dtype("dtype", dtype, least=4)}
-
-
-def check_train_induction(alphabet, n_ctx, steps, seed, batch, lr, std):
-    check_induction_head(alphabet, n_ctx, np.float64)
-    check_steps("steps", steps)
-    check_seed("seed", seed)
-    check_int_range("batch", batch, 1, 4096)
-    check_positive("lr", lr, at_most=1)
-    check_positive("std", std, at_most=10)
 
 
 def check_previous_token_head(v, n_ctx):
@@ -376,8 +312,7 @@ def check_induction_rule(text):
 
 
 def check_induction_attention(model, text):
-    if not isinstance(model, InductionHead):
-        raise TypeError(f"model must be an InductionHead (from induction_head()), got {type_name(model)}")
+    read_model(model, kind=InductionHead)
     if not isinstance(text, str) or not 1 <= len(text) <= model.n_ctx:
         got = repr(text) if isinstance(text, str) else type(text).__name__
         raise ValueError(f"text must be a str of 1 to {model.n_ctx} characters (n_ctx), got {got}")
@@ -388,8 +323,8 @@ def check_induction_attention(model, text):
 
 
 def check_verify_induction(model, dtypes):
-    if model is not None and not isinstance(model, InductionHead):
-        raise TypeError(f"model must be an InductionHead (from induction_head()), got {type_name(model)}")
+    if model is not None:
+        read_model(model, kind=InductionHead)
     v, n_ctx = (3, 8) if model is None else (len(model.chars), model.n_ctx)
     count = sequence_count(v, n_ctx)
     if count > MAX_SEQUENCES:

@@ -78,7 +78,6 @@ def _final_norm_backward(dout, x, stack, grads):
 
 
 @checked(result=lambda value, args: check_finite_result(value, args, "loss or gradient"))
-# --8<-- [start:seq2seq_loss_and_grads]
 def seq2seq_loss_and_grads(params, config, src, tgt_in, tgt_out,
                            label_smoothing=0.0, dropout=0.0, rng=None):
     """The loss of ``forward(src, tgt_in, params, config)`` against
@@ -139,7 +138,6 @@ def seq2seq_loss_and_grads(params, config, src, tgt_in, tgt_out,
     g_enc["wte"] = embed_backward(dx * keep_src, src, enc["wte"])
     loss = soft_cross_entropy(logits, target_probs)
     return loss, {"encoder": g_enc, "decoder": g_dec}
-# --8<-- [end:seq2seq_loss_and_grads]
 
 
 @dataclass(frozen=True)
@@ -191,7 +189,6 @@ def train_seq2seq(task="reverse", steps=1000, seed=0, length=6, n_symbols=8,
 
 
 @checked
-# --8<-- [start:exact_match]
 def exact_match(result, beam_width=1):
     """The share of held-out sources whose decoded target is exactly right,
     ``<eos>`` included.
@@ -210,7 +207,6 @@ def exact_match(result, beam_width=1):
                                  beam_width=beam_width)
         right += list(tokens) == expected
     return right / len(result.test_src)
-# --8<-- [end:exact_match]
 
 
 # The boundary (see handtf.checks): what each function above accepts.

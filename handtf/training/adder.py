@@ -13,13 +13,13 @@ import numpy as np
 from ..checks import check_callable, check_int_range, check_positive, check_seed, check_steps, checked
 from ..model.weights import as_dtype
 from ..patterns.addition import CHARS, LABELS, N_HEAD, Adder, adder, check_n_digits, encode
-from ..trees import leaves
+from ..trees import ByValue, leaves
 from .backprop import loss_and_grads
 from .optimiser import adam_moments, adam_step, learning_rate
 
 
-@dataclass(frozen=True)
-class AdderTraining:
+@dataclass(frozen=True, eq=False)
+class AdderTraining(ByValue):
     """A model of the hand-set adder's shape, trained from random weights (:func:`train_adder`)."""
 
     model: Adder  # the trained weights, in the hand-set model's layout
@@ -34,7 +34,7 @@ def train_adder(n_digits=10, steps=1000, seed=0, batch=64, lr=0.02,
     38 GELU units, 16 columns) from random weights, with the package's
     backprop and Adam, on fresh random additions at every step.
 
-    The learning rate follows the paper's schedule: it rises to ``lr`` over
+    The learning rate follows the Transformer paper's schedule (Vaswani et al., 2017): it rises to ``lr`` over
     ``warmup`` steps, then falls as ``1/sqrt(step)``, and over the last
     ``cooldown`` steps linearly towards 0. With ``mixed``, each
     number has a random length of 1 to ``n_digits`` digits (padded with 0s
@@ -65,7 +65,7 @@ def train_adder(n_digits=10, steps=1000, seed=0, batch=64, lr=0.02,
         loss, grads = loss_and_grads(weights, text[:, :-1], text[:, 1:],
                                      n_head=N_HEAD)
         losses.append(loss)
-        # the paper's schedule, lr at step warmup; then down towards 0
+        # the Transformer paper's schedule (Vaswani et al., 2017), lr at step warmup; then down towards 0
         rate = learning_rate(step, 1, warmup, factor=lr * warmup**0.5)
         rate *= min(1, (steps - step + 1) / (cooldown + 1))
         adam_step(params, leaves(grads), moments, step, rate)

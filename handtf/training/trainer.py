@@ -31,7 +31,7 @@ from ..checks import (
 from ..model.tokenizer import CHARS, tokenize
 from ..model.transformer import gpt
 from ..model.weights import N_CTX, N_EMBED, N_VOCAB
-from ..trees import leaves
+from ..trees import ByValue, leaves
 
 
 @checked
@@ -101,8 +101,8 @@ def margins(weights, inputs, targets, n_head=1):
     return 2 * right - logits.sum(axis=-1)  # [p, n_ctx]
 
 
-@dataclass(frozen=True)
-class Training:
+@dataclass(frozen=True, eq=False)
+class Training(ByValue):
     """What ``train`` returns: the trained weights and how training went."""
 
     weights: dict  # the GPT-2 layout of MODEL; with one head, gpt(tokens, **weights) runs it

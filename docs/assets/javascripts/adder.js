@@ -1,5 +1,5 @@
-// The adder live on its page: a port of handtf.patterns.addition (GPT-2's forward pass with several heads
-// and a GELU feed-forward network, greedy decoding, adder_steps) and the widget that shows it.
+// The adder live on its page: the interface of handtf.patterns.addition (greedy decoding, adder_steps, the
+// numbers' checks) on handtf.js's one forward pass (several heads, a GELU feed-forward network), and the widget.
 //
 // The weights come from adder-model.js, which hooks/playground.py writes from handtf.adder() on
 // every build. tests/test_adder_port.py holds this port to numpy: every step's attention, logits,
@@ -16,74 +16,24 @@ export const ADDER = H.deepFreeze({ chars: CHARS, n_digits: N_DIGITS, n_head: N_
 const COLUMN = EMBED_LABELS.indexOf("a+b");
 const BEFORE = EMBED_LABELS.indexOf("a'+b'+s'");
 
-// ------------------------------------------------------------ the maths (one sequence)
+// ------------------------------------------------------------ the model (handtf.js's one forward pass)
 
-function matmul(x, w) {
-  const p = w[0].length;
-  return x.map((row) => {
-    const out = new Array(p).fill(0);
-    for (let i = 0; i < row.length; i++) for (let j = 0; j < p; j++) out[j] += row[i] * w[i][j];
-    return out;
-  });
-}
-
-function linear(x, { w, b }) {
-  return matmul(x, w).map((row) => row.map((value, j) => value + b[j]));
-}
-
-function addRows(x, y) {
-  return x.map((row, i) => row.map((value, j) => value + y[i][j]));
-}
-
-// GPT-2's GELU, as handtf.gelu: the tanh approximation, its argument clipped at ±10 inside the tanh
-function gelu(x) {
-  const c = Math.sqrt(2 / Math.PI);
-  const xc = Math.min(Math.max(x, -10), 10);
-  return 0.5 * x * (1 + Math.tanh(c * (xc + 0.044715 * (xc * xc * xc))));
-}
-
-// causal multi-head self-attention (handtf.mha): the output and each head's weights [n_head][n_seq][n_seq]
-function mha(x, { c_attn, c_proj }, nHead) {
-  const qkv = linear(x, c_attn);
-  const nEmbd = x[0].length;
-  const dHead = nEmbd / nHead;
-  const weights = [];
-  const merged = x.map(() => new Array(nEmbd).fill(0));
-  for (let h = 0; h < nHead; h++) {
-    const part = (offset) => qkv.map((row) => row.slice(offset + h * dHead, offset + (h + 1) * dHead));
-    const [q, k, v] = [part(0), part(nEmbd), part(2 * nEmbd)];
-    const pattern = q.map((qi, i) => {
-      const scores = k.map((kj, j) => (j > i ? -1e10 : qi.reduce((s, value, d) => s + value * kj[d], 0) / Math.sqrt(dHead)));
-      const top = Math.max(...scores);
-      const exps = scores.map((s) => Math.exp(s - top));
-      const sum = exps.reduce((s, e) => s + e, 0);
-      return exps.map((e) => e / sum);
-    });
-    weights.push(pattern);
-    pattern.forEach((row, i) => {
-      for (let d = 0; d < dHead; d++) merged[i][h * dHead + d] = row.reduce((s, p, j) => s + p * v[j][d], 0);
-    });
+/** The model's checks at the boundary: handtf.checkModel's layout, and a vocabulary of the adder's tokens. */
+export function checkAdder(model) {
+  if (model === null || typeof model !== "object" || !Array.isArray(model.chars) || !Number.isInteger(model.n_digits)) {
+    throw new TypeError("model must be an Adder (from adder()): {chars, n_digits, n_head, weights}");
   }
-  return { output: linear(merged, c_proj), weights };
+  const [nVocab, nCtx] = H.checkModel(model.weights);
+  if (model.chars.length !== nVocab) throw new Error(`model.chars must name one character per row of wte (${nVocab}), got ${model.chars.length}`);
+  if (nCtx !== 3 * model.n_digits + 2) {
+    throw new Error(`Adder.n_digits = ${model.n_digits} needs ${3 * model.n_digits + 2} positions, got weights with ${nCtx} (wpe's rows)`);
+  }
 }
 
-/** handtf.gpt2 on one sequence, keeping the first block's attention and its residual after attention. */
+/** handtf.gpt on one sequence (H.forward, the one forward pass), with each block's attention and its residual after attention. */
 export function forward(tokens, model = ADDER) {
-  const w = model.weights;
-  let x = tokens.map((t, i) => w.wte[t].map((value, j) => value + w.wpe[i][j]));
-  const layers = [];
-  for (const block of w.blocks) {
-    const attention = mha(x, block.attn, model.n_head);
-    x = addRows(x, attention.output);
-    const afterAttention = x;
-    if (block.mlp) {
-      const hidden = linear(x, block.mlp.c_fc).map((row) => row.map(gelu));
-      x = addRows(x, linear(hidden, block.mlp.c_proj));
-    }
-    layers.push({ attention: attention.weights, afterAttention });
-  }
-  const logits = matmul(x, w.wte[0].map((_, j) => w.wte.map((row) => row[j])));
-  return { logits, layers };
+  const { logits, layers } = H.forward(tokens, model.weights, model.n_head);
+  return { logits, layers: layers.map((l) => ({ attention: l.attention_weights, afterAttention: l.attention_residual })) };
 }
 
 // ------------------------------------------------------------ the numbers (as handtf.patterns.addition's boundary)
@@ -96,18 +46,35 @@ function charRepr(c) {
 }
 
 /**
- * The n decimal digits of `value` (a str), least significant first; refused in the words of
- * handtf.readers.check_decimal, which reads the package's numbers (tests/test_adder_port.py compares).
+ * What is wrong with `value` (a str) as a number of at most n digits, or null: {kind, ...} in the order of
+ * handtf.readers.check_decimal (empty, a minus sign, a character that is not a digit, too many digits).
+ * The messages are written from it in Python's words (`digitsOf`, and the widget in English) or in Chinese.
  */
-export function digitsOf(name, value, n) {
-  if (value === "") throw new Error(`${name} is empty; write it with the digits 0-9`);
-  if (value[0] === "-") throw new Error(`${name} starts with a minus sign; the adder takes numbers of 0 or more, written with the digits 0-9`);
+export function numberProblem(value, n) {
+  if (value === "") return { kind: "empty" };
+  if (value[0] === "-") return { kind: "negative" };
   const chars = [...value]; // code points, as Python counts positions
-  const bad = chars.findIndex((c) => !"0123456789".includes(c));
-  if (bad >= 0) throw new Error(`${name} has ${charRepr(chars[bad])} at position ${bad}; write it with the digits 0-9 only`);
+  const position = chars.findIndex((c) => !"0123456789".includes(c));
+  if (position >= 0) return { kind: "notDigits", char: chars[position], position };
   const digits = value.replace(/^0+(?=.)/, "");
-  if (digits.length > n) throw new Error(`${name} has ${digits.length.toLocaleString("en-US")} digits; this model reads at most ${n} (n_digits)`);
-  return [...digits.padStart(n, "0")].reverse().map(Number);
+  if (digits.length > n) return { kind: "tooLong", digits: digits.length, n };
+  return null;
+}
+
+// handtf.readers.check_decimal's messages (tests/test_adder_port.py and tests/test_forward_parity.py compare)
+const PYTHON = {
+  empty: (name) => `${name} is empty; write it with the digits 0-9`,
+  negative: (name) => `${name} starts with a minus sign; the adder takes numbers of 0 or more, written with the digits 0-9`,
+  notDigits: (name, p) => `${name} has ${charRepr(p.char)} at position ${p.position}; write it with the digits 0-9 only`,
+  tooLong: (name, p) => `${name} has ${p.digits.toLocaleString("en-US")} digits; this model reads at most ${p.n} (n_digits)`,
+};
+
+/** The n decimal digits of `value` (a str), least significant first; refused as check_decimal refuses it, in its words. */
+export function digitsOf(name, value, n) {
+  if (typeof value !== "string") throw new TypeError(`${name} must be a whole number (int or a str of digits), got ${typeof value}`);
+  const problem = numberProblem(value, n);
+  if (problem) throw new Error(PYTHON[problem.kind](name, problem));
+  return [...value.replace(/^0+(?=.)/, "").padStart(n, "0")].reverse().map(Number);
 }
 
 /** `model.prompt(a, b)`: both numbers least significant digit first, padded, with + and =. */
@@ -117,11 +84,15 @@ export function prompt(a, b, model = ADDER) {
 
 /** `handtf.adder_steps(model, a, b)`: each digit greedy decoding writes, with the attention, sums and carry. */
 export function adderSteps(a, b, model = ADDER) {
+  checkAdder(model);
   const ids = [...prompt(a, b, model)].map((c) => model.chars.indexOf(c));
   const steps = [];
   for (let i = 0; i <= model.n_digits; i++) {
     const { logits, layers } = forward(ids, model);
     const last = ids.length - 1;
+    if (!logits[last].every(Number.isFinite)) { // as gpt's result guard: no digit is read off logits that are not finite
+      throw new Error(`the model's logits are not finite after tokens [${ids.join(", ")}] (they overflow float64); use smaller weights`);
+    }
     const digit = H.argmax(logits[last]);
     const row = layers[0].afterAttention[last];
     const current = ids[last] < 10 ? ids[last] : 0;
@@ -147,11 +118,12 @@ export function add(a, b, model = ADDER) {
 
 // ------------------------------------------------------------ the widget
 
-const TEXT = {
+export const TEXT = {
   en: {
     a: "a",
     b: "b",
     help: (n) => `whole numbers of at most ${n} digits`,
+    ...PYTHON, // Python's words, which say what is wrong
     stale: (problem) => `${problem}. The results below are still those of the last valid numbers.`,
     summary: (a, b, written, right) => `${a} + ${b}: the model writes ${written}` + (right ? ", which is right." : ", which is not the sum."),
     table: "Step by step (the sum is written from its units up)",
@@ -170,6 +142,10 @@ const TEXT = {
     a: "a",
     b: "b",
     help: (n) => `最多 ${n} 位的非负整数`,
+    empty: (name) => `${name} 是空的：请用数字 0–9 写一个数`,
+    negative: (name) => `${name} 以负号开头：这个加法器只算 0 或更大的数，请只用数字 0–9`,
+    notDigits: (name, p) => `${name} 的位置 ${p.position}（从 0 数起）上是“${p.shown}”，不是数字：请只用数字 0–9`,
+    tooLong: (name, p) => `${name} 有 ${p.digits} 位：这个模型最多读 ${p.n} 位（n_digits）`,
     stale: (problem) => `${problem}。下面的结果仍是上一组有效数字的结果。`,
     summary: (a, b, written, right) => `${a} + ${b}：模型写出 ${written}，` + (right ? "是对的。" : "与正确的和不同。"),
     table: "逐步（和从个位往上写）",
@@ -186,14 +162,16 @@ const TEXT = {
   },
 };
 
-/** What the widget says about two typed numbers: null if the model reads them, else the message. */
-export function problemOf(a, b, model = ADDER) {
-  try {
-    prompt(a.trim(), b.trim(), model);
-    return null;
-  } catch (error) {
-    return error.message;
+/**
+ * What the widget says about two typed numbers: null if the model reads them, else the message. Without
+ * `t`, Python's message (what `model.prompt(a, b)` raises); with a TEXT entry, the widget's words in its language.
+ */
+export function problemOf(a, b, model = ADDER, t = null) {
+  for (const [name, value] of [["a", a.trim()], ["b", b.trim()]]) {
+    const problem = numberProblem(value, model.n_digits);
+    if (problem) return (t ?? PYTHON)[problem.kind](name, { ...problem, shown: problem.char === undefined ? "" : H.shownChar(problem.char) });
   }
+  return null;
 }
 
 function heatmap(name, title, pattern, rows, cols) {
@@ -267,7 +245,7 @@ function mount(root, t, model = ADDER) {
   }
 
   const update = () => {
-    const problem = problemOf(inputs[0].value, inputs[1].value, model);
+    const problem = problemOf(inputs[0].value, inputs[1].value, model, t);
     message.textContent = problem ? t.stale(problem) : "";
     for (const part of results) part.classList.toggle("handtf-adder-stale", Boolean(problem));
     inputs.forEach((input) => input.toggleAttribute("aria-invalid", Boolean(problem)));

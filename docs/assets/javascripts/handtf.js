@@ -81,10 +81,17 @@ export function checkModel(model) {
   checkMatrix("model.wpe", wpe, wpe.length, nEmbd, `[n_ctx][n_embd] with the n_embd of wte, ${nEmbd}`);
   if (!Array.isArray(blocks)) throw new TypeError(`model.blocks must be an array of blocks, got ${describe(blocks)}`);
   blocks.forEach((block, i) => {
-    checkKeys(`model.blocks[${i}]`, block, ["attn"]);
+    // a block has attention, and a feed-forward network (mlp) in a compiled pattern or the adder
+    checkKeys(`model.blocks[${i}]`, block, block && typeof block === "object" && "mlp" in block ? ["attn", "mlp"] : ["attn"]);
     checkKeys(`model.blocks[${i}].attn`, block.attn, ["c_attn", "c_proj"]);
     checkDense(`model.blocks[${i}].attn.c_attn`, block.attn.c_attn, nEmbd, 3 * nEmbd);
     checkDense(`model.blocks[${i}].attn.c_proj`, block.attn.c_proj, nEmbd, nEmbd);
+    if (block.mlp) {
+      checkKeys(`model.blocks[${i}].mlp`, block.mlp, ["c_fc", "c_proj"]);
+      const nHidden = Array.isArray(block.mlp.c_fc?.b) ? block.mlp.c_fc.b.length : 0;
+      checkDense(`model.blocks[${i}].mlp.c_fc`, block.mlp.c_fc, nEmbd, nHidden);
+      checkDense(`model.blocks[${i}].mlp.c_proj`, block.mlp.c_proj, nHidden, nEmbd);
+    }
   });
   return [wte.length, wpe.length, nEmbd];
 }
@@ -243,27 +250,47 @@ function splitThree(x) {
   return [0, 1, 2].map((part) => x.map((row) => row.slice(part * n, (part + 1) * n)));
 }
 
-// [n_seq, n_embd] -> every step of one attention block
-function attentionSteps(x, { c_attn, c_proj }) {
+// GPT-2's GELU, as handtf.gelu: the tanh approximation, its argument clipped at ±10 inside the tanh
+function gelu(x) {
+  const c = Math.sqrt(2 / Math.PI);
+  const xc = Math.min(Math.max(x, -10), 10);
+  return 0.5 * x * (1 + Math.tanh(c * (xc + 0.044715 * (xc * xc * xc))));
+}
+
+// [n_seq, n_embd] -> every step of one attention block with nHead heads (as causal_self_attention):
+// with one head the scores and weights are [n_seq][n_seq], with several [n_head][n_seq][n_seq], as handtf.trace
+function attentionSteps(x, { c_attn, c_proj }, nHead = 1) {
   const qkv = linear(x, c_attn);
   const [q, k, v] = splitThree(qkv);
-  const scores = matmul(q, transpose(k));
-  const scale = Math.sqrt(q[0].length);
-  const scaled_scores = scores.map((row) => row.map((s) => s / scale));
+  const dHead = q[0].length / nHead;
   const mask = causalMask(x.length);
-  const masked_scores = add(scaled_scores, mask);
-  const attention_weights = softmax(masked_scores);
-  const attention_output = matmul(attention_weights, v);
+  const slice = (m, h) => m.map((row) => row.slice(h * dHead, (h + 1) * dHead));
+  const heads = Array.from({ length: nHead }, (_, h) => {
+    const [qh, kh, vh] = [slice(q, h), slice(k, h), slice(v, h)];
+    const scores = matmul(qh, transpose(kh));
+    const scaled_scores = scores.map((row) => row.map((s) => s / Math.sqrt(dHead)));
+    const masked_scores = add(scaled_scores, mask);
+    const attention_weights = softmax(masked_scores);
+    return { scores, scaled_scores, masked_scores, attention_weights, output: matmul(attention_weights, vh) };
+  });
+  const attention_output = x.map((_, i) => heads.flatMap((head) => head.output[i])); // the heads side by side
   const projection = linear(attention_output, c_proj);
-  return { qkv, q, k, v, scores, scaled_scores, mask, masked_scores, attention_weights, attention_output, projection };
+  const perHead = (name) => (nHead === 1 ? heads[0][name] : heads.map((head) => head[name]));
+  return {
+    qkv, q, k, v, mask, projection, attention_output,
+    scores: perHead("scores"), scaled_scores: perHead("scaled_scores"), masked_scores: perHead("masked_scores"),
+    attention_weights: perHead("attention_weights"),
+  };
 }
 
 /**
- * The forward pass of an attention-only model of any number of blocks (checked by the caller):
- * `steps` are the last block's intermediates, `layers` every block's, in order (induction.js
- * shows the attention of both of the induction model's blocks).
+ * GPT-2's forward pass (as handtf.gpt) on one sequence, for a model checked by the caller: every block's
+ * attention (nHead heads) and, where the block has one, its feed-forward network (GELU). `steps` are the
+ * last block's intermediates, `layers` every block's in order, each with the names of handtf.trace
+ * (attention_residual, pre_activation, hidden: null without a feed-forward network; residual, the block's output).
+ * The one forward pass of every widget: the playground's, the induction head's and the adder's.
  */
-export function forward(tokens, model) {
+export function forward(tokens, model, nHead = 1) {
   const token_embedding = tokens.map((t) => model.wte[t].slice());
   const position_embedding = model.wpe.slice(0, tokens.length).map((row) => row.slice());
   const embedding = add(token_embedding, position_embedding);
@@ -271,9 +298,19 @@ export function forward(tokens, model) {
   let steps = null;
   const layers = [];
   for (const block of model.blocks) {
-    steps = attentionSteps(x, block.attn);
-    layers.push(steps);
+    steps = attentionSteps(x, block.attn, nHead);
     x = add(x, steps.projection); // the residual connection
+    let attention_residual = null;
+    let pre_activation = null;
+    let hidden = null;
+    if (block.mlp) { // a position-wise feed-forward network, its own residual connection
+      attention_residual = x;
+      pre_activation = linear(x, block.mlp.c_fc);
+      hidden = pre_activation.map((row) => row.map(gelu));
+      x = add(x, linear(hidden, block.mlp.c_proj));
+    }
+    steps = { ...steps, attention_residual, pre_activation, hidden, residual: x };
+    layers.push(steps);
   }
   const logits = matmul(x, transpose(model.wte));
   return { token_embedding, position_embedding, embedding, steps, layers, residual: x, logits };
@@ -331,7 +368,7 @@ export function trace(context, model = MODEL) {
     throw new Error(`trace follows a model with exactly one block, got ${model.blocks.length} blocks`);
   }
   checkTokens(tokens, nVocab, nCtx);
-  const { token_embedding, position_embedding, embedding, steps, residual, logits } = forward(tokens, model);
+  const { token_embedding, position_embedding, embedding, steps, logits } = forward(tokens, model);
   finiteLogits(logits, tokens);
   const result = {
     context: tokens.map((t) => CHARS[t]).join(""),
@@ -340,7 +377,6 @@ export function trace(context, model = MODEL) {
     position_embedding,
     embedding,
     ...steps,
-    residual,
     logits,
     probs: softmax(logits),
   };
@@ -460,6 +496,29 @@ export function escapedChar(c) {
   const code = c.codePointAt(0);
   const hex = (width) => code.toString(16).padStart(width, "0");
   return code <= 0xff ? `\\x${hex(2)}` : code <= 0xffff ? `\\u${hex(4)}` : `\\U${hex(8)}`;
+}
+
+/**
+ * Python's repr of a str: single quotes unless it holds ' and no ", backslashes escaped, and every
+ * character Python does not print escaped as \xhh, \uhhhh or \Uhhhhhhhh (so a typed U+202E cannot
+ * turn a message around). Unicode's categories are the browser's, which may be newer than Python's.
+ */
+export function pyRepr(text) {
+  const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
+  const named = { "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+  const body = [...text]
+    .map((c) => {
+      if (named[c]) return named[c];
+      if (c === quote) return `\\${c}`;
+      return printable(c) ? c : escapedChar(c);
+    })
+    .join("");
+  return `${quote}${body}${quote}`;
+}
+
+/** A character as a message shows it: itself if Python prints it, else its escape (pyRepr without quotes). */
+export function shownChar(c) {
+  return printable(c) ? c : escapedChar(c);
 }
 
 /**

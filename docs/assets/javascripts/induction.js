@@ -12,6 +12,7 @@
 // every position and the positions the rule claims. Bad input is refused as Python refuses it.
 
 import * as H from "./handtf.js";
+import { pyRepr, shownChar } from "./handtf.js";
 import { colourScheme, escape, mapFigure, markScrollMaps, mountWidgets } from "./playground.js";
 import { CHARS, EMBED_LABELS, MODEL, N_CTX, N_HEAD } from "./induction-model.js";
 
@@ -20,28 +21,8 @@ export const INDUCTION = H.deepFreeze({ chars: CHARS, n_ctx: N_CTX, n_head: N_HE
 
 // ------------------------------------------------------------ checks at the boundary (as handtf.patterns.induction's)
 
-/**
- * Python's repr of a str: single quotes unless it holds ' and no ", backslashes escaped, and every
- * character Python does not print escaped as \xhh, \uhhhh or \Uhhhhhhhh (so a typed U+202E cannot
- * turn a message around). Unicode's categories are the browser's, which may be newer than Python's.
- */
-export function pyRepr(text) {
-  const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
-  const named = { "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t" };
-  const body = [...text]
-    .map((c) => {
-      if (named[c]) return named[c];
-      if (c === quote) return `\\${c}`;
-      return H.printable(c) ? c : H.escapedChar(c);
-    })
-    .join("");
-  return `${quote}${body}${quote}`;
-}
-
-/** A character as a message shows it: itself if Python prints it, else its escape (pyRepr without quotes). */
-export function shownChar(c) {
-  return H.printable(c) ? c : H.escapedChar(c);
-}
+// Python's repr of a str and of one character, shared with the adder's widget (handtf.js)
+export { pyRepr, shownChar };
 
 /** A model as induction_head() gives it: distinct one-character tokens, two blocks of attention. */
 export function checkInductionModel(model) {
