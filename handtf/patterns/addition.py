@@ -161,7 +161,7 @@ def adder(n_digits=10, dtype=np.float64):
 # --8<-- [start:embeddings]
 def embeddings(n_digits):
     """The tokens, one-hot, and the positions on a circle of n_digits + 1
-    steps: a_i, b_i and s_(i-1) share an angle."""
+    steps: a_i, b_i and the token s_i share an angle."""
     n_ctx, period = 3 * n_digits + 2, n_digits + 1
     wte = np.zeros((len(CHARS), N_EMBD))  # [n_vocab, n_embd]
     wte[:, : len(CHARS)] = np.eye(len(CHARS))  # token t -> column t
@@ -221,7 +221,7 @@ def digit_writer():
         up, flat = 2 * j - 2, 2 * j - 1
         fc_w[:, up], fc_b[up] = RAMP * reads_T, RAMP * (3 - 10 * j)
         fc_w[:, flat], fc_b[flat] = RAMP * reads_T, RAMP * (2 - 10 * j)
-        move = np.zeros(N_EMBD)  # step j moves LG from digit j - 1 to digit j
+        move = np.zeros(N_EMBD)  # step j: LG from digit (j - 1) mod 10 to j mod 10
         move[j % 10], move[(j - 1) % 10] = LG / RAMP, -LG / RAMP
         proj_w[up], proj_w[flat] = move, -move
     return {"c_fc": {"w": fc_w, "b": fc_b},

@@ -24,8 +24,9 @@ there. Every input, at every step, matches one enumerated case with some
 choice of the free digits, so a bound that holds for every case and every
 choice holds for every input. The window starts at the column before ``i``
 (``10^4 x 2`` cases a step); a case whose bound is too loose is split by
-moving ``lo`` one column further back (``200`` sub-cases, those whose carry
-agrees), a few times at most.
+moving ``lo`` one column further back (of that column's ``200`` choices of two
+digits and a carry in, the ``100`` whose carry out agrees; fewer at column 0),
+a few times at most.
 
 **The bound for one case.** The known positions' scores and values are exact.
 Each free position's score lies between the smallest and the largest of its
