@@ -190,6 +190,8 @@ def on_pre_build(config):
 # carries its old id, on an empty element just before it. A module that was split
 # (handtf.training: the optimiser and the trainer) is the old module of each part: an old
 # object's id lands on the part that holds it, and an id is given once a page (the first).
+# The ids follow a module to whichever API page holds it: 1.0's handtf.compiler.compile_pattern
+# is on api-patterns/, the page of compiled patterns, the induction head and the adder.
 MOVED_MODULES = {  # new module: old module
     "handtf.blocks.activations": "handtf.activations", "handtf.blocks.layers": "handtf.layers",
     "handtf.blocks.attend": "handtf.attend", "handtf.blocks.masks": "handtf.masks",
@@ -252,6 +254,12 @@ def shown_on(docs, zh=False):
     return found
 
 
+def _address(page):
+    """The address of a page's source path, relative to the site's root: ``index.md`` is the root itself."""
+    stem = page.removesuffix(".zh.md").removesuffix(".md")
+    return stem.removesuffix("index") if stem == "index" or stem.endswith("/index") else f"{stem}/"
+
+
 def _shown_on(page_html, shown, zh):
     """``page_html`` of an API page with a "Shown on" line after the heading of each function a page shows."""
     label = "出现在：" if zh else "Shown on: "
@@ -261,8 +269,7 @@ def _shown_on(page_html, shown, zh):
         pages = shown.get(match[3]) or shown.get(f"{module.rpartition('.')[0]}.{name}")  # a method: module.Class.name
         if not pages:
             return match[0]
-        links = ("、" if zh else ", ").join(f'<a href="../{page.removesuffix(".zh.md").removesuffix(".md")}/">{html.escape(title)}</a>'
-                          for page, title in pages)
+        links = ("、" if zh else ", ").join(f'<a href="../{_address(page)}">{html.escape(title)}</a>' for page, title in pages)
         return f'{match[0]}<p class="handtf-shown-on">{label}{links}</p>'
 
     return _HEADING.sub(add, page_html)

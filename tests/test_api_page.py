@@ -4,7 +4,8 @@ Each check fails when its defect is put back:
 
 - weight: the whole reference on one page (478 KB before it was split into
   three and the modules' ``check_NAME`` boundary functions were left out;
-  398 KB without them);
+  398 KB without them); the hand-made model's page with the patterns, the
+  induction head and the adder (277 KB before they got a page of their own);
 - markup: a reST literal marker (``written as a label::`` in
   ``handtf/model/weights.py``), a Sphinx role (``:func:`gpt```) that the Griffe
   extension did not turn into a link, a field list (``:param x:``) or a
@@ -41,7 +42,7 @@ def prose_of(page_html):
 
 
 def test_the_api_reference_has_pages():
-    assert API_PAGES == ["api", "api-blocks", "api-training"], API_PAGES
+    assert API_PAGES == ["api", "api-blocks", "api-patterns", "api-training"], API_PAGES
 
 
 @pytest.mark.parametrize("language", ["", "zh/"])
@@ -83,7 +84,9 @@ def test_the_leak_patterns_find_what_they_look_for():
 # Anchors of the 1.0 API pages, written out from that release's module layout (not from the hook's table).
 OLD_ANCHORS = {
     "api": ["handtf.model.gpt", "handtf.weights.build_model", "handtf.inference.complete", "handtf.tracing.trace",
-            "handtf.compiler.compile_pattern", "handtf.induction.induction_head", "handtf.evaluation.verify"],
+            "handtf.evaluation.verify"],
+    # 1.0's handtf.compiler and handtf.induction, now handtf.patterns.compiler and .induction on a page of their own
+    "api-patterns": ["handtf.compiler.compile_pattern", "handtf.induction.induction_head"],
     "api-blocks": ["handtf.attend.attention", "handtf.layers.layer_norm", "handtf.masks.causal_mask",
                    "handtf.activations.softmax", "handtf.positions.rope", "handtf.loss.cross_entropy",
                    "handtf.decoding.beam_search", "handtf.translate.greedy_decode"],
@@ -139,6 +142,9 @@ def test_the_shown_on_lists_come_from_the_pages():
     assert added == heading + ('<p class="handtf-shown-on">Shown on: <a href="../completing/">Completing and measuring</a>, '
                                '<a href="../whole-model/">The whole model</a></p>')
     assert "出现在：" in hooks._shown_on(heading, chinese, zh=True)
+    # the home page embeds gpt's listing: it is served at the site's root, not at index/
+    home = hooks._shown_on('<h2 id="handtf.model.transformer.gpt">gpt</h2>', english, zh=False)
+    assert '<a href="../">' in home and "index/" not in home, home
     assert hooks._shown_on('<h2 id="handtf.model.inference.explain">explain</h2>', english, zh=False).count("<p") == 0
 
 
