@@ -221,7 +221,8 @@ def digit_writer():
         up, flat = 2 * j - 2, 2 * j - 1
         fc_w[:, up], fc_b[up] = RAMP * reads_T, RAMP * (3 - 10 * j)
         fc_w[:, flat], fc_b[flat] = RAMP * reads_T, RAMP * (2 - 10 * j)
-        move = np.zeros(N_EMBD)  # step j: LG from digit (j - 1) mod 10 to j mod 10
+        # step j moves LG from digit (j - 1) mod 10 to digit j mod 10
+        move = np.zeros(N_EMBD)
         move[j % 10], move[(j - 1) % 10] = LG / RAMP, -LG / RAMP
         proj_w[up], proj_w[flat] = move, -move
     return {"c_fc": {"w": fc_w, "b": fc_b},

@@ -34,9 +34,10 @@ def train_adder(n_digits=10, steps=1000, seed=0, batch=64, lr=0.02,
     38 GELU units, 16 columns) from random weights, with the package's
     backprop and Adam, on fresh random additions at every step.
 
-    The learning rate follows the Transformer paper's schedule (Vaswani et al., 2017): it rises to ``lr`` over
-    ``warmup`` steps, then falls as ``1/sqrt(step)``, and over the last
-    ``cooldown`` steps linearly towards 0. With ``mixed``, each
+    The learning rate follows the Transformer paper's schedule (Vaswani
+    et al., 2017): it rises to ``lr`` over ``warmup`` steps, then falls as
+    ``1/sqrt(step)``, and over the last ``cooldown`` steps linearly
+    towards 0. With ``mixed``, each
     number has a random length of 1 to ``n_digits`` digits (padded with 0s
     like any other): short sums show where the digits of a column sit.
     ``on_step(step, model)``, if given, runs after each step.
@@ -65,7 +66,8 @@ def train_adder(n_digits=10, steps=1000, seed=0, batch=64, lr=0.02,
         loss, grads = loss_and_grads(weights, text[:, :-1], text[:, 1:],
                                      n_head=N_HEAD)
         losses.append(loss)
-        # the Transformer paper's schedule (Vaswani et al., 2017), lr at step warmup; then down towards 0
+        # the Transformer paper's schedule (Vaswani et al., 2017), lr at
+        # step warmup; then down towards 0
         rate = learning_rate(step, 1, warmup, factor=lr * warmup**0.5)
         rate *= min(1, (steps - step + 1) / (cooldown + 1))
         adam_step(params, leaves(grads), moments, step, rate)
