@@ -162,6 +162,10 @@ class KVCache:
         for kept in self.blocks:
             kept.k, kept.v = (None, None) if n_seq == 0 else (kept.k[..., :n_seq, :], kept.v[..., :n_seq, :])
 
+    def __iter__(self):
+        """Each block's :class:`KeysValues`, in order (``gpt`` pairs them with the blocks)."""
+        return iter(self.blocks)
+
     def __repr__(self):
         return f"KVCache(n_seq={self.n_seq}, {len(self.blocks)} blocks)"
 
@@ -186,11 +190,9 @@ class KeysValues:
 def gpt(inputs, wte, wpe, blocks, n_head=1, ln_f=None, cache=None):
     n_past = cache.n_seq if cache else 0  # positions run before, cached
     token_embedding = wte[inputs]  # [n_seq] -> [n_seq, n_embd]
-    # [n_seq, n_embd]: the positions after the n_past kept ones
-    position_embedding = wpe[n_past : n_past + inputs.shape[-1]]
+    position_embedding = wpe[n_past:][: inputs.shape[-1]]  # [n_seq, n_embd]
     x = token_embedding + position_embedding  # [n_seq, n_embd]
-    for i, block in enumerate(blocks):
-        kept = cache.blocks[i] if cache else None  # this block's k and v
+    for block, kept in zip(blocks, cache or [None] * len(blocks)):
         # [n_seq, n_embd] -> [n_seq, n_embd]
         x = transformer_block(x, **block, n_head=n_head, cache=kept)
     x = norm(x, ln_f)  # [n_seq, n_embd]
