@@ -9,6 +9,7 @@ run a model (``complete``, ``predict``, ``next_token_probs``, ``trace``,
 - ``chars``: the vocabulary, token id = index;
 - ``n_ctx``: the model sees the last ``n_ctx`` tokens;
 - ``n_head``: the heads of each attention layer;
+- ``embed_labels``: what each residual column holds (the widgets' labels);
 - ``min_context``: the fewest tokens it needs to predict (1, or a compiled
   pattern's ``k``);
 - ``pattern``: the repetition it continues, or ``None`` (``evaluate`` and
@@ -35,7 +36,7 @@ from ..checks import check_alphabet, check_int_range, check_n_head, shown
 from ..trees import ByValue
 from .tokenizer import CHARS, tokenize
 from .transformer import check_model, check_weights
-from .weights import MODEL, N_CTX, check_finite_model
+from .weights import EMBED_LABELS, MODEL, N_CTX, check_finite_model
 
 PATTERN = "aab"  # the hand-made model's pattern
 MODELS = "HAND_MADE, compile_pattern(...), induction_head(...), adder(...) or a weight dict like build_model()'s"
@@ -81,7 +82,23 @@ class HandMade(Model):
     n_ctx: int = N_CTX  # the model sees the last n_ctx tokens
     pattern: str = PATTERN  # the pattern whose repetition it continues
 
+    embed_labels: tuple = None  # the tutorial's P0 .. P4, a, b, V for eight columns, else x0, x1, ...
+
     made_by = "build_model(), or HAND_MADE"
+
+    def __post_init__(self):
+        """The fields checked (:class:`Model`), and the columns named when ``embed_labels`` is not given.
+
+        >>> HAND_MADE.embed_labels
+        ('P0', 'P1', 'P2', 'P3', 'P4', 'a', 'b', 'V')
+        """
+        super().__post_init__()
+        if self.embed_labels is None:
+            width = self.n_embd
+            labels = EMBED_LABELS if width == len(EMBED_LABELS) else tuple(f"x{i}" for i in range(width))
+            object.__setattr__(self, "embed_labels", labels)  # a frozen dataclass's own default, set once
+        elif len(self.embed_labels) != self.n_embd:
+            raise ValueError(f"HandMade.embed_labels must name the {self.n_embd} columns of wte, got {len(self.embed_labels)}")
 
 
 HAND_MADE = HandMade(MODEL)  # the tutorial's model
