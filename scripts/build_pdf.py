@@ -750,8 +750,10 @@ def glossary_index(sections, language, most=6):
 def cite_figure(figure, label, words):
     """Name a figure by its number in the text: after the paragraph that leads to it ("... reads
     columns a and b (Figure 9.1):"), the nearest one before it past at most two code blocks or
-    lists; a line of its own if there is none."""
+    lists; a line of its own if there is none. The label does not break ("Figure\u00a09.1"): a
+    citation never ends one line, or one page, and starts the next."""
     soup = BeautifulSoup("", "html.parser")
+    label = label.replace(" ", "\u00a0")
     before = figure.find_previous_sibling()
     for _ in range(2):
         if before is None or before.name == "p" or before.name in ("h1", "h2", "h3", "h4", "figure"):

@@ -56,7 +56,10 @@ from browsing import TOGGLE, drawn
 WALK_SIZES = [{"width": 1280, "height": 800}, {"width": 320, "height": 640}]
 SOMETHING = 4  # px a tab stop that only scrolls must hide: more than a glyph's overhang
 STATE_PAGES = ["", "attention/", "playground/", "glossary/", "api/", "concepts/playground/", "concepts/positions/"]
-PROPER_NAMES = ["Material for MkDocs"]  # names, in any language (WCAG 3.1.2 exempts them)
+# names, in any language (WCAG 3.1.2 exempts them): a product, and the titles of the works related.zh.md cites
+PROPER_NAMES = ["Material for MkDocs", "The Transformer Cookbook", "Transactions on Machine Learning Research",
+                "Tracr: Compiled Transformers as a Laboratory for Interpretability",
+                "ALTA: Compiler-Based Analysis of Transformers", "The Transformer Architecture"]
 
 # Whether the focused element ``el`` is under a fixed element, the header or the back-to-top button
 # (Material's ``.md-top``, shown below the header while the reader scrolls up): one of them is drawn

@@ -249,12 +249,16 @@ def gpt_step(model):
     >>> step([0, 0]).round(3).tolist()  # after "aa": b
     [-1023.0, 0.0]
     """
-    cache, ran = KVCache(model.weights), []  # ran: the tokens it holds
+    # ran: the tokens the cache holds; a model with no block has no cache
+    blocks = model.weights["blocks"]
+    cache, ran = KVCache(model.weights) if blocks else None, []
     def step(tokens):
         window = tokens[-model.n_ctx :]  # the tokens the model sees
         # reuse the shared start, run the rest (the last token at least)
-        shared = shared_start(ran, window[:-1])
-        cache.keep(shared)
+        shared = 0
+        if cache:
+            shared = shared_start(ran, window[:-1])
+            cache.keep(shared)
         # [n_new, n_vocab], the positions after the shared ones
         logits = gpt(np.array(window[shared:]), **model.weights,
                      n_head=model.n_head, cache=cache)

@@ -121,7 +121,8 @@ def read_model(model, kind=Model, context=None):
         n_seq, weights = min(len(tokenize(context)), N_CTX), check_model(model)
         if n_seq > weights["wpe"].shape[0]:
             raise ValueError(f"a sequence must hold 1 to {weights['wpe'].shape[0]} tokens (the context length), got {n_seq}")
-        return HandMade(weights, n_ctx=min(N_CTX, weights["wpe"].shape[0]))
+        chars = CHARS + tuple("cdefghijklmnopqrstuvwxyz")[: weights["wte"].shape[0] - len(CHARS)]  # tokens past b: named, never read
+        return HandMade(weights, n_ctx=min(N_CTX, weights["wpe"].shape[0]), chars=chars)
     if not isinstance(model, kind):
         wanted = MODELS if kind is Model else f"{'an' if kind.__name__[0] in 'AEIOU' else 'a'} {kind.__name__} ({kind.made_by})"
         raise TypeError(f"model must be {wanted}, got {'a dict' if isinstance(model, dict) else shown(model)}")
