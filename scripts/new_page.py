@@ -157,29 +157,36 @@ def add_to_mkdocs_yml(text, page, title, chinese, before):
     return "\n".join(lines)
 
 
+def nav_items(node):
+    """Every ``(title, value)`` of a nav, sections and pages, depth first (a page's value is its file)."""
+    if isinstance(node, list):
+        for item in node:
+            yield from nav_items(item)
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            yield key, value
+            yield from nav_items(value)
+
+
 def nav_titles(text):
     """Every title of mkdocs.yml's nav (pages and sections), as MkDocs reads them."""
     from mkdocs.utils.yaml import yaml_load
 
-    def walk(node):
-        if isinstance(node, list):
-            for item in node:
-                yield from walk(item)
-        elif isinstance(node, dict):
-            for key, value in node.items():
-                yield key
-                yield from walk(value)
+    return {title for title, _ in nav_items(yaml_load(text)["nav"])}
 
-    return set(walk(yaml_load(text)["nav"]))
+
+def zh_translations(config):
+    """The ``nav_translations`` of the ``zh`` language in a config as MkDocs reads it."""
+    (i18n,) = [plugin["i18n"] for plugin in config["plugins"] if isinstance(plugin, dict) and "i18n" in plugin]
+    (zh,) = [language for language in i18n["languages"] if language["locale"] == "zh"]
+    return zh["nav_translations"]
 
 
 def chinese_titles(text):
     """mkdocs.yml's ``nav_translations`` of the ``zh`` language, as MkDocs reads them."""
     from mkdocs.utils.yaml import yaml_load
 
-    (i18n,) = [plugin["i18n"] for plugin in yaml_load(text)["plugins"] if isinstance(plugin, dict) and "i18n" in plugin]
-    (zh,) = [language for language in i18n["languages"] if language["locale"] == "zh"]
-    return zh["nav_translations"]
+    return zh_translations(yaml_load(text))
 
 
 def check_mkdocs_yml(text, page, title, chinese):
@@ -187,21 +194,9 @@ def check_mkdocs_yml(text, page, title, chinese):
     from mkdocs.utils.yaml import yaml_load
 
     config = yaml_load(text)
-
-    def walk(node):
-        if isinstance(node, list):
-            for item in node:
-                yield from walk(item)
-        elif isinstance(node, dict):
-            for key, value in node.items():
-                yield (key, value) if isinstance(value, str) else None
-                yield from walk(value)
-
-    if (title, page) not in list(walk(config["nav"])):
+    if (title, page) not in [(key, value) for key, value in nav_items(config["nav"]) if isinstance(value, str)]:
         raise Refused("the new nav entry does not read back from mkdocs.yml: add it by hand")
-    (i18n,) = [plugin["i18n"] for plugin in config["plugins"] if isinstance(plugin, dict) and "i18n" in plugin]
-    (zh,) = [language for language in i18n["languages"] if language["locale"] == "zh"]
-    if zh["nav_translations"].get(title) != chinese:
+    if zh_translations(config).get(title) != chinese:
         raise Refused("the new nav translation does not read back from mkdocs.yml: add it by hand")
 
 
